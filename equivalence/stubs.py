@@ -1,0 +1,252 @@
+"""Stand-ins for the sglang modules (and missing third-party ones) the code under test imports.
+
+A stub is permissive while a version is being imported, because sglang's module-level code
+runs with stubbed names (`_is_hip = is_hip()`, `if _is_npu: ...`, stub class bases,
+decorators).  Once the version is loaded the stubs are *armed*: any use of a stub value by the
+code under test raises `StubTouched` naming it, which the harness reports as "input not
+modelled" and never as a pass.
+
+Import-time rules, each chosen so that import succeeds without guessing a real answer:
+- `bool(stub)` is False while importing (so `if _is_npu:` skips platform set-up);
+  armed, it raises.
+- calling a stub with a single function or class returns that argument unchanged (a stubbed
+  decorator keeps the real method); any other call returns a new stub.
+- a stub used as a class base contributes a `StubBase` class (see `__mro_entries__`).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+import types
+
+
+class StubTouched(Exception):
+    """The code under test used a value that only exists as a stub: the input is not modelled."""
+
+    def __init__(self, name: str, use: str):
+        super().__init__(f"stub {name} used ({use}) by the code under test")
+        self.stub_name = name
+        self.use = use
+
+
+class StubScope:
+    """All stubs created while importing one version; armed once the import is done."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.armed = False
+        self.base_misses: list[str] = []  # attribute names looked up through a stub base
+
+
+def _guard(stub: "StubValue", use: str) -> None:
+    if object.__getattribute__(stub, "_scope").armed:
+        raise StubTouched(object.__getattribute__(stub, "_name"), use)
+
+
+def _import_only(use: str, result):
+    def method(self, *args, **kwargs):
+        _guard(self, use)
+        return result(self, *args) if callable(result) else result
+
+    method.__name__ = use
+    return method
+
+
+def _child(self, *args):
+    return StubValue(f"{object.__getattribute__(self, '_name')}(...)", object.__getattribute__(self, "_scope"))
+
+
+class StubValue:
+    """Any name imported from a stubbed module."""
+
+    __slots__ = ("_name", "_scope", "_children")
+
+    def __init__(self, name: str, scope: StubScope):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_scope", scope)
+        object.__setattr__(self, "_children", {})
+
+    def __repr__(self) -> str:  # safe: reports name stubs
+        return f"<stub {object.__getattribute__(self, '_name')}>"
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        _guard(self, f"attribute .{attr}")
+        children = object.__getattribute__(self, "_children")
+        if attr not in children:
+            name = f"{object.__getattribute__(self, '_name')}.{attr}"
+            children[attr] = StubValue(name, object.__getattribute__(self, "_scope"))
+        return children[attr]
+
+    def __setattr__(self, attr, value):
+        _guard(self, f"attribute .{attr} set")
+        object.__getattribute__(self, "_children")[attr] = value
+
+    def __call__(self, *args, **kwargs):
+        _guard(self, "call")
+        if len(args) == 1 and not kwargs and isinstance(args[0], (type, types.FunctionType)):
+            return args[0]
+        return _child(self)
+
+    def __bool__(self):
+        _guard(self, "truth value")
+        return False
+
+    def __mro_entries__(self, bases):
+        _guard(self, "class base")
+        return (make_stub_base(object.__getattribute__(self, "_name"), object.__getattribute__(self, "_scope")),)
+
+    def __hash__(self):
+        _guard(self, "hash")
+        return id(self)
+
+    def __eq__(self, other):
+        _guard(self, "==")
+        return self is other
+
+    def __ne__(self, other):
+        _guard(self, "!=")
+        return self is not other
+
+    def __instancecheck__(self, obj):
+        _guard(self, "isinstance")
+        return False
+
+    def __subclasscheck__(self, cls):
+        _guard(self, "issubclass")
+        return False
+
+    def __iter__(self):
+        _guard(self, "iteration")
+        return iter(())
+
+    def __len__(self):
+        _guard(self, "len")
+        return 0
+
+    def __contains__(self, item):
+        _guard(self, "in")
+        return False
+
+    def __format__(self, spec):
+        _guard(self, "format")
+        return repr(self)
+
+    def __str__(self):
+        _guard(self, "str")
+        return repr(self)
+
+    __getitem__ = _import_only("[]", _child)
+    __lt__ = _import_only("<", False)
+    __le__ = _import_only("<=", False)
+    __gt__ = _import_only(">", False)
+    __ge__ = _import_only(">=", False)
+    __add__ = __radd__ = _import_only("+", _child)
+    __sub__ = __rsub__ = _import_only("-", _child)
+    __mul__ = __rmul__ = _import_only("*", _child)
+    __truediv__ = __rtruediv__ = _import_only("/", _child)
+    __or__ = __ror__ = _import_only("|", _child)
+    __and__ = __rand__ = _import_only("&", _child)
+    __neg__ = _import_only("unary -", _child)
+    __int__ = _import_only("int()", 0)
+    __index__ = _import_only("index", 0)
+    __float__ = _import_only("float()", 0.0)
+    __enter__ = _import_only("with", _child)
+    __exit__ = _import_only("with exit", False)
+
+
+def is_stub(value) -> bool:
+    return type(value) is StubValue
+
+
+def make_stub_base(name: str, scope: StubScope) -> type:
+    """A stand-in for a stubbed class base, e.g. `ModelRunnerKVCacheMixin`.
+
+    Lookups that miss on the real class fall through to `__getattr__`, which records the name
+    (so the harness can tell an unmodelled mixin member from an input it made absent) and then
+    raises AttributeError exactly as a plain missing attribute would.
+    """
+
+    def __getattr__(self, attr):
+        scope.base_misses.append(attr)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'", name=attr, obj=self)
+
+    return type(f"StubBase[{name}]", (), {"__getattr__": __getattr__, "__stub_base__": name})
+
+
+class StubModule(types.ModuleType):
+    """A module whose every attribute is a stub value (or a submodule loaded by the finder)."""
+
+    def __init__(self, name: str, scope: StubScope):
+        super().__init__(name)
+        self.__path__ = []  # a package, so that submodules can be imported
+        self.__stub_scope__ = scope
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        value = StubValue(f"{self.__name__}.{attr}", self.__stub_scope__)
+        setattr(self, attr, value)
+        return value
+
+
+class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves stub modules for `prefixes` (first on sys.meta_path) or as a last resort."""
+
+    def __init__(self, scope: StubScope, prefixes: tuple[str, ...] | None):
+        self.scope = scope
+        self.prefixes = prefixes
+        self.served: list[str] = []
+
+    def find_spec(self, fullname, path=None, target=None):
+        if self.prefixes is not None and not fullname.startswith(self.prefixes):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        self.served.append(spec.name)
+        return StubModule(spec.name, self.scope)
+
+    def exec_module(self, module):
+        pass
+
+
+_import_lock = threading.RLock()
+
+
+class PrivateModules:
+    """Install stub finders and extra modules into sys.modules only while importing one version.
+
+    On exit, every module imported under the stub finders is removed and the previous
+    sys.modules entries with the same names are restored, so nothing of one version is
+    visible to the next one (the loaded functions keep their own `__globals__`).
+    """
+
+    def __init__(self, scope: StubScope, prefixes: tuple[str, ...] = ("sglang",)):
+        self.first = StubFinder(scope, prefixes)
+        self.last = StubFinder(scope, None)
+
+    def __enter__(self):
+        _import_lock.acquire()
+        self.saved = dict(sys.modules)
+        sys.meta_path.insert(0, self.first)
+        sys.meta_path.append(self.last)
+        return self
+
+    def __exit__(self, *exc):
+        sys.meta_path.remove(self.first)
+        sys.meta_path.remove(self.last)
+        # Drop every sglang module and stub of this version; real third-party modules that
+        # got imported for the first time (torch submodules) hold no version data and stay.
+        ours = set(self.first.served) | set(self.last.served)
+        for name in list(sys.modules):
+            if name in ours or name == "sglang" or name.startswith("sglang."):
+                del sys.modules[name]
+                if name in self.saved:
+                    sys.modules[name] = self.saved[name]
+        _import_lock.release()
+        return False
