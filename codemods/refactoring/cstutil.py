@@ -1,0 +1,179 @@
+"""Small helpers over LibCST nodes shared by the steps."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator, Optional, Sequence, Union
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods.refactoring.errors import BadInput, Refusal
+
+
+def parse(path: Path, text: str) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise BadInput(f"syntax error: {exc.message}", path, exc.raw_line) from None
+
+
+def dotted(node: cst.CSTNode) -> Optional[str]:
+    """`self.a.b` for a chain of names, `self.a.b()` for such a chain called without args."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = dotted(node.value)
+        return None if inner is None or inner.endswith(")") else f"{inner}.{node.attr.value}"
+    if isinstance(node, cst.Call) and not node.args:
+        inner = dotted(node.func)
+        return None if inner is None or inner.endswith(")") else inner + "()"
+    return None
+
+
+def expr(text: str) -> cst.BaseExpression:
+    return cst.parse_expression(text)
+
+
+def stmt(text: str) -> cst.BaseStatement:
+    return cst.parse_statement(text)
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every identifier spelled in `node` (Name nodes, attribute names included)."""
+    return {n.value for n in m.findall(node, m.Name())}
+
+
+def top_class(module: cst.Module, name: str, path: Path) -> tuple[int, cst.ClassDef]:
+    found = [(i, s) for i, s in enumerate(module.body) if isinstance(s, cst.ClassDef) and s.name.value == name]
+    if not found:
+        raise BadInput(f"no top-level class {name}", path)
+    if len(found) > 1:
+        raise Refusal(f"class {name} is defined {len(found)} times at module level", path)
+    return found[0]
+
+
+def class_members(cls: cst.ClassDef, name: str) -> list[tuple[int, cst.CSTNode]]:
+    """Indices and statements in the class body that define or assign `name`."""
+    out = []
+    for i, s in enumerate(cls.body.body):
+        if isinstance(s, cst.FunctionDef) and s.name.value == name:
+            out.append((i, s))
+        elif isinstance(s, cst.SimpleStatementLine) and any(
+            isinstance(x, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in x.targets)
+            for x in s.body
+        ):
+            out.append((i, s))
+    return out
+
+
+def replace_in_class(module: cst.Module, cls_index: int, new_body: Sequence[cst.BaseStatement]) -> cst.Module:
+    cls = module.body[cls_index]
+    new_cls = cls.with_changes(body=cls.body.with_changes(body=tuple(new_body)))
+    return module.with_changes(body=(*module.body[:cls_index], new_cls, *module.body[cls_index + 1 :]))
+
+
+def def_line(text: str, class_name: str, name: str, nth: int = 0) -> Optional[int]:
+    """1-based line of the `nth` `def name(` (or `name =`) after `class class_name`."""
+    cls = re.search(rf"^class\s+{re.escape(class_name)}\b", text, re.M)
+    start = cls.start() if cls else 0
+    pat = re.compile(rf"^[ \t]+(?:async\s+)?def\s+{re.escape(name)}\s*\(|^[ \t]+{re.escape(name)}\s*=", re.M)
+    hits = list(pat.finditer(text, start))
+    if len(hits) <= nth:
+        return None
+    return text.count("\n", 0, hits[nth].start()) + 1
+
+
+def call_lines(text: str, name: str) -> list[int]:
+    return [text.count("\n", 0, h.start()) + 1 for h in re.finditer(rf"\.{re.escape(name)}\s*\(", text)]
+
+
+class LineMap:
+    """Line numbers of nodes inside one function, computed on that function alone (fast)."""
+
+    def __init__(self, func: cst.FunctionDef, first_line: Optional[int]):
+        bare = func.with_changes(leading_lines=(), decorators=())
+        self._first = (first_line or 1) - 1
+        self._func = bare
+        self._pos = MetadataWrapper(cst.Module(body=[bare]), unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def __call__(self, node: cst.CSTNode) -> Optional[int]:
+        pos = self._pos.get(node)
+        return None if pos is None else self._first + pos.start.line
+
+
+def walk_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    for s in body:
+        yield s
+
+
+Node = Union[cst.CSTNode]
+
+
+class _PlainNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def plain_names(node: cst.CSTNode) -> set[str]:
+    """Identifiers used as variables in `node` (not attribute names, not keyword names)."""
+    v = _PlainNames()
+    node.visit(v)
+    return v.names
+
+
+class CallFinder(cst.CSTVisitor):
+    """Statements calling `<anything>.name(...)`, with their enclosing function and depth."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.hits: list[tuple[cst.Call, list[cst.CSTNode], int]] = []
+        self._stack: list[cst.CSTNode] = []
+        self._depth = 0
+
+    def visit_IndentedBlock(self, node) -> None:
+        self._depth += 1
+
+    def leave_IndentedBlock(self, node) -> None:
+        self._depth -= 1
+
+    def visit_FunctionDef(self, node) -> None:
+        self._stack.append(node)
+
+    def leave_FunctionDef(self, node) -> None:
+        self._stack.pop()
+
+    def visit_SimpleStatementLine(self, node) -> None:
+        self._stack.append(node)
+
+    def leave_SimpleStatementLine(self, node) -> None:
+        self._stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == self.name:
+            self.hits.append((node, list(self._stack), self._depth))
+
+
+class ReplaceStatement(cst.CSTTransformer):
+    """Replace one statement (by identity) with a sequence of statements."""
+
+    def __init__(self, old: cst.CSTNode, new: Sequence[cst.BaseStatement]):
+        self.old, self.new = old, list(new)
+
+    def on_leave(self, original, updated):
+        if original is self.old:
+            return cst.FlattenSentinel(self.new) if len(self.new) != 1 else self.new[0]
+        return updated

@@ -1,0 +1,54 @@
+"""What a run can end with besides success, and the exit code each one maps to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_REFUSED = 3
+EXIT_NO_METHOD = 4
+EXIT_ALREADY_APPLIED = 5
+
+
+class CodemodError(Exception):
+    """Base class: a message for the user, optionally pointing at a file and line."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, why: str, path: Optional[Path] = None, line: Optional[int] = None):
+        self.why = why
+        self.path = path
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        return where + self.why
+
+
+class BadInput(CodemodError):
+    """The input is not something the codemod can work on (missing path, syntax error, ...)."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class Refusal(CodemodError):
+    """The code holds a construct the rewrite cannot carry without changing behaviour."""
+
+    exit_code = EXIT_REFUSED
+
+
+class NoSuchMethod(CodemodError):
+    """The tree predates the method (release too old): nothing to refactor."""
+
+    exit_code = EXIT_NO_METHOD
+
+
+class AlreadyApplied(CodemodError):
+    """The tree already has the refactoring: nothing to do."""
+
+    exit_code = EXIT_ALREADY_APPLIED
