@@ -1,0 +1,92 @@
+"""Free names of moved code, by scope analysis on a small module made of just that code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ScopeProvider
+
+from codemods.refactoring.errors import Refusal
+from codemods.refactoring.imports import Binding, index_bindings, restricted_import
+
+
+def free_names(stmts: Sequence[cst.BaseStatement]) -> set[str]:
+    """Names read by `stmts` that nothing in them binds and that are not builtins."""
+    module = cst.Module(body=list(stmts))
+    scopes = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+    free: set[str] = set()
+    for scope in {s for s in scopes.values() if s is not None}:
+        for access in scope.accesses:
+            if not access.referents:
+                node = access.node
+                free.add(node.value if isinstance(node, cst.Name) else str(access.node))
+    return free
+
+
+def travelling_code(module: cst.Module, moved: Sequence[cst.BaseStatement], package: str, path: Path,
+                    moved_names: set[str]) -> tuple[list[cst.SimpleStatementLine], list[cst.BaseStatement]]:
+    """What must come along with `moved`: restricted imports and module globals (transitively).
+
+    Returns (imports, globals) in their original order; globals are copies without comments.
+    """
+    bindings = index_bindings(module)
+    wanted_imports: dict[int, set[str]] = {}
+    wanted_globals: set[int] = set()
+    todo = sorted(free_names(moved) - moved_names)
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        found: list[Binding] = bindings.get(name, [])
+        if not found:
+            why = "a star import may bind it" if "*" in bindings else "nothing at module level binds it"
+            raise Refusal(f"moved code uses {name!r}, which cannot be resolved: {why}", path)
+        kinds = {b.kind for b in found}
+        if kinds == {"import"}:
+            best = [b for b in found if b.alias is not None and b.name == _alias_full(b)] or found
+            b = best[0]
+            wanted_imports.setdefault(b.index, set()).add(name)
+        elif kinds == {"assign"} and len({b.index for b in found}) == 1:
+            idx = found[0].index
+            if idx not in wanted_globals:
+                wanted_globals.add(idx)
+                todo.extend(sorted(free_names([module.body[idx]]) - seen))
+        else:
+            what = {"definition": "a module-level function or class", "conditional":
+                    "a name bound inside an if/try block (e.g. TYPE_CHECKING)", "assign": "assigned more than once",
+                    "import": "imported more than once"}
+            kind = next(k for k in ("definition", "conditional", "assign", "import") if k in kinds)
+            raise Refusal(f"moved code uses {name!r}, {what[kind]} in the source module; move it by hand", path)
+    imports = [restricted_import(module.body[i], names, package) for i, names in sorted(wanted_imports.items())]
+    globals_ = [_without_comments(module.body[i]) for i in sorted(wanted_globals)]
+    return imports, globals_
+
+
+def _alias_full(b: Binding) -> str:
+    return cst.Module([]).code_for_node(b.alias.name)
+
+
+def _without_comments(s: cst.BaseStatement) -> cst.BaseStatement:
+    """A copy to place in another module: comments stay with the original."""
+    s = s.with_changes(leading_lines=())
+    if isinstance(s, cst.SimpleStatementLine):
+        s = s.with_changes(trailing_whitespace=cst.TrailingWhitespace())
+    if "#" in cst.Module(body=[s]).code:
+        s = cst.parse_statement(_strip_comments(cst.Module(body=[s]).code))
+    return s
+
+
+def _strip_comments(code: str) -> str:
+    return cst.Module(body=[cst.parse_statement(code).visit(_CommentStripper())]).code
+
+
+class _CommentStripper(cst.CSTTransformer):
+    def leave_Comment(self, original, updated):
+        return cst.RemovalSentinel.REMOVE
+
+    def leave_EmptyLine(self, original, updated):
+        return cst.RemovalSentinel.REMOVE if updated.comment is None and original.comment is not None else updated
