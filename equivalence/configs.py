@@ -199,6 +199,6 @@ def size_key(config: Config, literals: list[str]) -> tuple:
         int(not config.has_float4),
         [ABSENT, False, True].index(config.is_draft_worker),
         [ABSENT, False, True].index(config.spec_dflash),
-        0 if config.draft_backend in (ABSENT,) else 1 + len(str(config.draft_backend)),
+        ["fa4", ABSENT, "fa3", None].index(config.draft_backend) if config.draft_backend in ("fa4", ABSENT, "fa3", None) else 4 + len(str(config.draft_backend)),
     ]
     return (sum(1 for r in ranks if r), sum(ranks), ranks)

@@ -35,15 +35,20 @@ class Finding:
         return config in self.configs
 
 
+def _recorded(obs: Observation) -> tuple:
+    """The resolved strings the run recorded (record calls or server_args writes)."""
+    return tuple(e[-1] for e in obs.events if e[0] == "record" or (e[0] == "server_args" and e[1] == "kv_cache_dtype"))
+
+
 def _effect(obs: Observation) -> tuple:
     exc = None if obs.exception is None else obs.exception[0]
-    return (obs.kv_cache_dtype, obs.resolved, exc)
+    return (obs.kv_cache_dtype, _recorded(obs), exc)
 
 
 def _effect_json(obs: Observation) -> dict:
     return {
         "kv_cache_dtype": str(obs.kv_cache_dtype),
-        "resolved": obs.resolved,
+        "recorded": list(_recorded(obs)),
         "exception": None if obs.exception is None else f"{obs.exception[0]}: {obs.exception[1]}",
         "logs": [f"{e[1]}: {e[2]}" for e in obs.events if e[0] == "log"],
     }

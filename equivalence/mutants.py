@@ -1,0 +1,216 @@
+"""Built-in non-equivalent changes to the after version, to check that the harness notices.
+
+Each mutant rewrites one function of the after version (the decision function, or the
+wrapper / call site) with an AST transform, splices it back into the file text and loads the
+result as a new version.  A mutant is killed when the pair (before, mutant) is divergent.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+from typing import Callable
+
+from .loader import KV_PATH, RUNNER_PATH, LoadError, Version, load_version
+
+
+@dataclass
+class Mutant:
+    id: str
+    description: str
+    role: str  # which unit it rewrites: "core" or "caller" (wrapper, else entry statements)
+    mutate: Callable[[ast.AST], bool]  # mutates in place, returns whether it applied
+
+
+def _first(node, kind, pred):
+    for n in ast.walk(node):
+        if isinstance(n, kind) and pred(n):
+            return n
+    return None
+
+
+def _is_const(n, value):
+    return isinstance(n, ast.Constant) and n.value == value
+
+
+def _flip_comparison(fn):
+    n = _first(fn, ast.Compare, lambda c: any(_is_const(x, "fp8_e5m2") for x in c.comparators) and isinstance(c.ops[0], ast.Eq))
+    if n:
+        n.ops[0] = ast.NotEq()
+    return bool(n)
+
+
+def _swap_hip_branch(fn):
+    n = _first(fn, ast.If, lambda i: isinstance(i.test, ast.Name) and i.test.id == "_is_hip" and i.orelse)
+    if n:
+        n.body, n.orelse = n.orelse, n.body
+    return bool(n)
+
+
+def _case_sensitive_fp8(fn):
+    n = _first(fn, ast.Call, lambda c: isinstance(c.func, ast.Attribute) and c.func.attr == "upper")
+    if n:
+        n.func = ast.Attribute(value=n.func.value, attr="strip", ctx=ast.Load())
+    return bool(n)
+
+
+def _fp4_fallback_dtype(fn):
+    def is_float4_test(i):
+        t = i.test
+        return isinstance(t, ast.Call) and len(t.args) == 2 and _is_const(t.args[1], "float4_e2m1fn_x2")
+
+    n = _first(fn, ast.If, is_float4_test)
+    target = n and _first(ast.Module(body=n.orelse, type_ignores=[]), ast.Assign, lambda a: True)
+    if target:
+        target.value = ast.parse("torch.float16", mode="eval").body
+    return bool(target)
+
+
+def _wrong_hip_choice(fn):
+    n = _first(fn, ast.IfExp, lambda e: isinstance(e.test, ast.Name) and e.test.id == "_is_hip")
+    if n:
+        n.body = ast.parse("torch.float8_e4m3fnuz", mode="eval").body
+    return bool(n)
+
+
+def _drop_bfloat16_alias(fn):
+    n = _first(fn, ast.Tuple, lambda t: any(_is_const(x, "bfloat16") for x in t.elts))
+    if n:
+        n.elts = [x for x in n.elts if not _is_const(x, "bfloat16")]
+    return bool(n)
+
+
+def _ignore_quant_config(fn):
+    n = _first(fn, ast.Call, lambda c: isinstance(c.func, ast.Name) and c.func.id == "getattr" and len(c.args) == 3 and _is_const(c.args[1], "kv_cache_quant_algo"))
+    if n:
+        n.args[1] = ast.Constant("kv_cache_quant_method")
+    return bool(n)
+
+
+def _lookup_get(fn):
+    n = _first(fn, ast.Subscript, lambda s: isinstance(s.value, ast.Name) and s.value.id == "TORCH_DTYPE_TO_KV_CACHE_STR")
+    if n:
+        call = ast.Call(func=ast.Attribute(value=n.value, attr="get", ctx=ast.Load()), args=[n.slice], keywords=[])
+        _replace(fn, n, call)
+    return bool(n)
+
+
+def _error_message(fn):
+    n = _first(fn, ast.Raise, lambda r: isinstance(r.exc, ast.Call) and getattr(r.exc.func, "id", "") == "ValueError")
+    if n:
+        n.exc.args = [ast.Constant("Unsupported kv_cache_dtype.")]
+    return bool(n)
+
+
+def _drop_warning(fn):
+    n = _first(fn, ast.Expr, lambda e: isinstance(e.value, ast.Call) and getattr(e.value.func, "attr", "") == "warning")
+    if n:
+        n.value = ast.Constant(None)
+    return bool(n)
+
+
+def _drop_record(fn):
+    def is_record(s):
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            return getattr(s.value.func, "attr", "") == "_record_kv_cache_dtype"
+        return isinstance(s, ast.Assign) and ast.unparse(s.targets[0]) == "self.server_args.kv_cache_dtype"
+
+    n = _first(fn, ast.stmt, is_record)
+    if n:
+        _replace(fn, n, ast.Pass())
+    return bool(n)
+
+
+def _reorder_effects(fn):
+    """Assign self.kv_cache_dtype after recording the resolved string, not before."""
+    body = fn.body
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple):
+            elts = stmt.targets[0].elts
+            for j, e in enumerate(elts):
+                if ast.unparse(e) == "self.kv_cache_dtype" and i + 1 < len(body):
+                    elts[j] = ast.Name("_mutant_kv", ast.Store())
+                    body.insert(i + 2, ast.parse("self.kv_cache_dtype = _mutant_kv").body[0])
+                    return True
+    return False
+
+
+def _wrong_model_dtype(fn):
+    n = _first(fn, ast.keyword, lambda k: k.arg == "model_dtype")
+    if n:
+        n.value = ast.parse("torch.bfloat16", mode="eval").body
+    return bool(n)
+
+
+def _replace(root, old, new):
+    for parent in ast.walk(root):
+        for fname, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, fname, new)
+                return
+            if isinstance(value, list) and any(v is old for v in value):
+                value[[i for i, v in enumerate(value) if v is old][0]] = new
+                return
+
+
+MUTANTS = [
+    Mutant("flip-comparison", 'kv == "fp8_e5m2" becomes !=', "core", _flip_comparison),
+    Mutant("swap-hip-branch", "the first `if _is_hip:` takes the other branch", "core", _swap_hip_branch),
+    Mutant("case-sensitive-fp8", "the FP8 quant test no longer upper-cases", "core", _case_sensitive_fp8),
+    Mutant("fp4-fallback-dtype", "fp4 without float4 falls back to float16", "core", _fp4_fallback_dtype),
+    Mutant("wrong-hip-choice", "auto+FP8 on HIP uses float8_e4m3fnuz, not fp8_dtype", "core", _wrong_hip_choice),
+    Mutant("drop-bfloat16-alias", '"bfloat16" is no longer accepted', "core", _drop_bfloat16_alias),
+    Mutant("ignore-quant-algo", "the quant config's kv_cache_quant_algo is not read", "core", _ignore_quant_config),
+    Mutant("lookup-get", "TORCH_DTYPE_TO_KV_CACHE_STR[...] becomes .get(...)", "core", _lookup_get),
+    Mutant("error-message", "the unsupported-dtype error loses the dtype", "core", _error_message),
+    Mutant("drop-warning", "the fp4 warning is not logged", "core", _drop_warning),
+    Mutant("drop-record", "the resolved string is not recorded", "caller", _drop_record),
+    Mutant("reorder-effects", "kv_cache_dtype is assigned after the record, not before", "caller", _reorder_effects),
+    Mutant("wrong-model-dtype", "the wrapper passes bfloat16 as model_dtype", "caller", _wrong_model_dtype),
+]
+
+
+def _unit(version: Version, role: str):
+    units = {u.role: u for u in version.shape.units}
+    if role == "core":
+        return units["core"]
+    return units.get("wrapper") or units["entry"]
+
+
+def mutant_sources(version: Version, mutant: Mutant) -> dict[str, str] | None:
+    """The after version's file(s) with the mutant applied, or None if it does not apply."""
+    unit = _unit(version, mutant.role)
+    rel = KV_PATH if unit.module == "kv" else RUNNER_PATH
+    text = (version.root / rel).read_text()
+    lines = text.splitlines(keepends=True)
+    if unit.role == "entry":
+        stmts = unit.node.body
+        first, last = stmts[0], stmts[-1]
+        node = ast.Module(body=copy.deepcopy(stmts), type_ignores=[])
+        target = ast.FunctionDef(name="_", args=ast.arguments([], [], None, [], [], None, []), body=node.body, decorator_list=[])
+    else:
+        first = last = unit.node
+        target = copy.deepcopy(unit.node)
+    if not mutant.mutate(target):
+        return None
+    start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])]) - 1
+    indent = " " * first.col_offset
+    new = target.body if unit.role == "entry" else [target]
+    code = "\n".join(ast.unparse(ast.fix_missing_locations(s)) for s in new)
+    code = "".join(indent + line + "\n" if line else "\n" for line in code.splitlines())
+    return {rel: "".join(lines[:start]) + code + "".join(lines[last.end_lineno :])}
+
+
+def load_mutants(after: Version) -> list[tuple[Mutant, Version | None, str | None]]:
+    out = []
+    for mutant in MUTANTS:
+        sources = mutant_sources(after, mutant)
+        if sources is None:
+            out.append((mutant, None, "not applicable to this version"))
+            continue
+        try:
+            out.append((mutant, load_version(after.root, f"{after.label}+{mutant.id}", sources), None))
+        except LoadError as e:
+            out.append((mutant, None, f"does not load: {e}"))
+    return out

@@ -1,0 +1,145 @@
+"""The verdict report: JSON (the contract other tools read), Markdown for a PR comment, and a
+short terminal summary.  Built only from the results; computes nothing itself."""
+
+from __future__ import annotations
+
+import json
+
+from .compare import CLASSIFIED
+from .findings import Finding
+from .pairs import PairResult
+
+EXPLAIN = {
+    "deferred-writes": "the refactored code returns the results and the caller applies them: the "
+    "writes of kv_cache_dtype / the resolved string happen after the function's other effects "
+    "(same relative order), and not at all when it raises",
+    "eager-read": "the new call site reads a runner attribute up front that the old body read only "
+    "on some paths; with that attribute missing it raises AttributeError where the old one did not",
+    "input-not-modelled": "the code used a value the harness only stubs: the configuration is not modelled",
+}
+
+
+def pair_json(result: PairResult) -> dict:
+    def entry(kind):
+        diff = result.differences[kind]
+        example = result.smallest(kind)
+        before, after = diff.observations[example]
+        return {
+            "kind": kind,
+            "count": len(diff.configs),
+            "example": example.to_json(result.active),
+            "before": before.summary(),
+            "after": after.summary(),
+            **({"explanation": EXPLAIN[kind]} if kind in EXPLAIN else {}),
+        }
+
+    real = [entry(k) for k in sorted(result.differences) if k not in CLASSIFIED]
+    classified = [entry(k) for k in sorted(result.differences) if k in CLASSIFIED]
+    if result.uncovered:
+        real.append({"kind": "input-not-covered", "count": len(result.configs), "example": {},
+                     "before": {}, "after": {}, "inputs": result.uncovered})
+    return {
+        "before": result.before.label,
+        "after": result.after.label,
+        "verdict": "divergent" if result.divergent else "equivalent",
+        "configs": len(result.configs),
+        "divergences": real,
+        "classified": classified,
+        "coverage": {k: c.to_json() for k, c in result.coverage.items()},
+        "inputs": sorted(result.active) + ["server_args.kv_cache_dtype", "model", "model_dtype", "_is_hip",
+                                             "fp8_dtype", "torch_has_float4_e2m1fn_x2"],
+    }
+
+
+def finding_json(finding: Finding) -> dict:
+    out = {
+        "id": finding.id,
+        "summary": finding.summary,
+        "configs": len(finding.configs),
+        "example": finding.example.to_json(set()) if finding.example else {},
+        "observed": finding.observed,
+        "expected": finding.expected,
+        "per_version": finding.per_version,
+        "holds_in_every_version": len(set(finding.per_version.values())) == 1,
+        "config_set": sorted((c.to_json(set()) for c in finding.configs), key=json.dumps),
+    }
+    if finding.settings:
+        out["settings"] = finding.settings
+        out["reachable_with_sglang_values"] = any(s["set_by_sglang"] for s in finding.settings)
+    return out
+
+
+def build(pairs: list[PairResult], findings: list[Finding], mutants: dict | None) -> dict:
+    report = {
+        "verdict": "divergent" if any(p.divergent for p in pairs) else "equivalent",
+        "pairs": [pair_json(p) for p in pairs],
+        "findings": [finding_json(f) for f in findings],
+    }
+    if mutants is not None:
+        report["mutants"] = mutants
+    return report
+
+
+def _config_line(example: dict) -> str:
+    return ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in example.items())
+
+
+def markdown(report: dict) -> str:
+    out = [f"## Equivalence check: **{report['verdict']}**", ""]
+    out.append("| before | after | configs | verdict | classified differences | branch coverage (before / after) |")
+    out.append("|---|---|---|---|---|---|")
+    for p in report["pairs"]:
+        cov = " / ".join(f"{c['hit']}/{c['branches']}" for c in p["coverage"].values()) or "-"
+        cls = ", ".join(f"{c['kind']} ({c['count']})" for c in p["classified"]) or "none"
+        out.append(f"| {p['before']} | {p['after']} | {p['configs']} | {p['verdict']} | {cls} | {cov} |")
+    for p in report["pairs"]:
+        for title, items in (("Divergences", p["divergences"]), ("Classified differences", p["classified"])):
+            if not items:
+                continue
+            out += ["", f"### {title}: {p['before']} → {p['after']}"]
+            for d in items:
+                out.append(f"- **{d['kind']}** in {d['count']} configurations. " + d.get("explanation", ""))
+                if d.get("inputs"):
+                    out.append(f"  - inputs the harness does not vary: {', '.join(d['inputs'])}")
+                if d["example"]:
+                    out.append(f"  - smallest: `{_config_line(d['example'])}`")
+                    out.append(f"  - before: `{json.dumps(d['before'])}`")
+                    out.append(f"  - after: `{json.dumps(d['after'])}`")
+        for side, cov in p["coverage"].items():
+            if cov["missed"]:
+                out.append(f"- {p['before']} → {p['after']}, {side}: branches not hit: {'; '.join(cov['missed'])}")
+    if report["findings"]:
+        out += ["", "### Findings (hold in every version, contradict what the code says)"]
+        for f in report["findings"]:
+            out.append(f"- **{f['id']}**: {f['summary']}. {f['configs']} configurations "
+                       f"(per version: {', '.join(f'{k}: {v}' for k, v in f['per_version'].items())}).")
+            out.append(f"  - smallest: `{_config_line(f['example'])}`")
+            out.append(f"  - observed: `{json.dumps(f['observed'])}`")
+            out.append(f"  - expected: `{json.dumps(f['expected'])}`")
+            if "settings" in f:
+                settings = "; ".join(f"_is_hip={s['_is_hip']}, fp8_dtype={s['fp8_dtype']}" for s in f["settings"])
+                reach = "reachable" if f["reachable_with_sglang_values"] else "not reachable"
+                out.append(f"  - only under: {settings} ({reach} with the fp8_dtype values sglang sets)")
+    if "mutants" in report:
+        m = report["mutants"]
+        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed"]
+        for s in m["survivors"]:
+            out.append(f"- survived: {s['id']} ({s['reason']})")
+    return "\n".join(out) + "\n"
+
+
+def terminal(report: dict) -> str:
+    lines = []
+    for p in report["pairs"]:
+        cov = " ".join(f"{k} {c['hit']}/{c['branches']}" for k, c in p["coverage"].items())
+        cls = "".join(f" +{c['kind']}:{c['count']}" for c in p["classified"])
+        lines.append(f"{p['before']} -> {p['after']}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}")
+        for d in p["divergences"]:
+            lines.append(f"  {d['kind']} x{d['count']}: {_config_line(d['example']) or d.get('inputs')}")
+    for f in report["findings"]:
+        lines.append(f"finding {f['id']}: {f['configs']} configs, e.g. {_config_line(f['example'])}")
+    if "mutants" in report:
+        m = report["mutants"]
+        lines.append(f"mutants: {m['killed']}/{m['total']} killed" + "".join(f"; survived {s['id']}" for s in m["survivors"]))
+    lines.append(f"verdict: {report['verdict']}")
+    return "\n".join(lines)

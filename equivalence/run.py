@@ -1,0 +1,52 @@
+"""Orchestration: loaded versions -> pair results -> findings -> mutants -> report dict."""
+
+from __future__ import annotations
+
+from .findings import collect
+from .loader import Version
+from .mutants import load_mutants
+from .observe import install_log_capture
+from .pairs import ConfigSpace, run_pair
+from .report import build
+
+
+def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=None, examples=150,
+          mutants: bool = False) -> dict:
+    space = ConfigSpace(seed, examples)
+    sessions: dict = {}
+    restore = install_log_capture(versions)
+    try:
+        results = [run_pair(b, a, space, sessions) for b, a in pairs]
+        first = results[0]
+        per_version = []
+        for version in versions:
+            observations = next(
+                (r.observations[side] for r in results for side, v in (("before", r.before), ("after", r.after))
+                 if v is version and r.configs is first.configs),
+                {},
+            )
+            per_version.append((version.label, sessions[id(version)], observations))
+        findings = collect(per_version, first.configs, first.literals)
+        mutant_report = run_mutants(versions[0], versions[-1], space, sessions) if mutants else None
+    finally:
+        restore()
+    return build(results, findings, mutant_report)
+
+
+def run_mutants(before: Version, after: Version, space: ConfigSpace, sessions: dict) -> dict:
+    loaded = load_mutants(after)
+    restore = install_log_capture([v for _, v, _ in loaded if v is not None])
+    try:
+        survivors, killed = [], 0
+        for mutant, version, problem in loaded:
+            if version is None:
+                survivors.append({"id": mutant.id, "description": mutant.description, "reason": problem})
+                continue
+            result = run_pair(before, version, space, sessions, stop_at_first=True, observe_all=False)
+            if result.divergent:
+                killed += 1
+            else:
+                survivors.append({"id": mutant.id, "description": mutant.description, "reason": "no divergence found"})
+    finally:
+        restore()
+    return {"total": len(loaded), "killed": killed, "survivors": survivors}
