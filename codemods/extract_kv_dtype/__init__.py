@@ -1,0 +1,51 @@
+"""sglang PR #31147 as a codemod: ModelRunner.configure_kv_cache_dtype -> mem_cache/kv_cache_dtype.py.
+
+Python API (stable; the equivalence harness calls it)::
+
+    from codemods.extract_kv_dtype import refactor, write_plan, Refusal
+    plan = refactor(root, steps=range(1, 5), format=True)   # nothing written
+    plan.changes   # {absolute Path: new full text} for every file that changes
+    plan.shape     # "record_call", "server_args_write_log", ... (see fixtures/trees)
+    plan.messages  # what was found and done, one line each
+    plan.steps     # [StepResult(number, subject, changes)] one per step, for commits
+    write_plan(plan)  # all-or-nothing
+
+`root` is a git checkout (with python/sglang) or any folder holding the `sglang` package.
+`steps` is a contiguous range that must start right after the steps the tree already has.
+Errors (all `CodemodError`, with `.path`, `.line`, `.why`, `.exit_code`):
+`BadInput` (2), `Refusal` (3: a construct the rewrite cannot carry), `NoSuchMethod` (4:
+release predates the method), `AlreadyApplied` (5).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codemods.extract_kv_dtype.recipe import RECIPE, classify
+from codemods.refactoring.errors import (
+    AlreadyApplied,
+    BadInput,
+    CodemodError,
+    NoSuchMethod,
+    Refusal,
+)
+from codemods.refactoring.formatting import find_style
+from codemods.refactoring.pipeline import Plan, StepResult, locate, run
+from codemods.refactoring.writer import recover, write_files
+
+__all__ = ["refactor", "write_plan", "Plan", "StepResult", "CodemodError", "BadInput", "Refusal",
+           "NoSuchMethod", "AlreadyApplied", "RECIPE"]
+
+
+def refactor(root: Path, steps: range = range(1, 5), *, format: bool = True) -> Plan:
+    """Compute PR #31147's steps `steps` on the tree at `root`; nothing is written."""
+    root = Path(root)
+    if not (len(steps) and steps.step == 1 and 1 <= steps.start and steps.stop <= 5):
+        raise BadInput(f"steps must be a contiguous range within 1-4, got {steps}")
+    style = find_style(locate(root, RECIPE), enabled=format)
+    return run(root, RECIPE, steps, style, classify)
+
+
+def write_plan(plan: Plan) -> None:
+    """Write every change of `plan`, all or nothing."""
+    write_files(plan.root, plan.changes, plan.originals)

@@ -1,0 +1,82 @@
+"""Other files of the tree that import a moved global from the source module.
+
+Text is searched first (cheap); only files that mention both the source module and a moved
+name are parsed. `from source import NAME` becomes `from target import NAME`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import libcst as cst
+
+from codemods.refactoring.errors import Refusal
+from codemods.refactoring.formatting import Style, format_import
+from codemods.refactoring.imports import absolute_module, bound_name, module_name
+from codemods.refactoring.recipe import Recipe
+
+
+def candidate_files(root: Path, recipe: Recipe, skip: set[Path]) -> list[tuple[Path, str]]:
+    names = [n.encode() for n in recipe.moved_globals]
+    tail = recipe.source_module.rpartition(".")[2].encode()
+    out = []
+    for folder, dirs, files in os.walk(root / recipe.source_module.split(".")[0]):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            p = Path(folder, f)
+            if p in skip:
+                continue
+            try:
+                data = p.read_bytes()
+            except OSError:
+                continue
+            if tail in data and any(n in data for n in names):
+                out.append((p, data.decode("utf-8")))
+    return out
+
+
+class _Redirect(cst.CSTTransformer):
+    def __init__(self, package: str, recipe: Recipe, style: Style):
+        self.package, self.recipe, self.style = package, recipe, style
+        self.changed = False
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if len(updated.body) != 1 or not isinstance(updated.body[0], cst.ImportFrom):
+            return updated
+        small = updated.body[0]
+        if isinstance(small.names, cst.ImportStar) or absolute_module(small, self.package) != self.recipe.source_module:
+            return updated
+        moved = [a for a in small.names if module_name(a.name) in self.recipe.moved_globals]
+        if not moved:
+            return updated
+        self.changed = True
+        rest = [a for a in small.names if a not in moved]
+        new = cst.SimpleStatementLine(body=[cst.ImportFrom(
+            module=cst.parse_expression(self.recipe.target_module),
+            names=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in moved])])
+        new = format_import(new, self.style)
+        if not rest:
+            return new.with_changes(leading_lines=updated.leading_lines)
+        rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        kept = format_import(updated.with_changes(body=[small.with_changes(names=rest, lpar=None, rpar=None)]), self.style)
+        return cst.FlattenSentinel([kept, new])
+
+
+def redirect_importers(root: Path, recipe: Recipe, skip: set[Path], style: Style) -> dict[Path, tuple[str, str]]:
+    """{path: (old text, new text)} for every file that imported a moved name from the source module."""
+    out = {}
+    for path, text in candidate_files(root, recipe, skip):
+        try:
+            module = cst.parse_module(text)
+        except cst.ParserSyntaxError:
+            continue
+        rel = path.relative_to(root).with_suffix("")
+        package = ".".join(rel.parts[:-1]) if rel.name != "__init__" else ".".join(rel.parts[:-1])
+        redirect = _Redirect(package, recipe, style)
+        new = module.visit(redirect)
+        if redirect.changed:
+            out[path] = (text, new.code)
+    return out

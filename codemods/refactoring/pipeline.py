@@ -1,0 +1,115 @@
+"""Chain the steps over a tree, in memory: find the files, detect progress, run a range of steps.
+
+Nothing is written here; the result is a `Plan` (new full texts per file, per step and
+in total) that `writer.write_plan` puts on disk all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import libcst as cst
+
+from codemods.refactoring.cstutil import parse
+from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod
+from codemods.refactoring.formatting import Style
+from codemods.refactoring.importers import redirect_importers
+from codemods.refactoring.leave_wrapper import leave_wrapper
+from codemods.refactoring.make_static import make_static
+from codemods.refactoring.move_function import move_function
+from codemods.refactoring.narrow_param import narrow_caller, narrow_function, tidy_source_imports
+from codemods.refactoring.recipe import Recipe
+from codemods.refactoring.state import NOT_FOUND, detect
+
+
+@dataclass
+class StepResult:
+    number: int
+    subject: str
+    changes: dict[Path, str]  # files this step changed -> their text after it
+
+
+@dataclass
+class Plan:
+    root: Path
+    shape: str
+    changes: dict[Path, str] = field(default_factory=dict)  # absolute path -> new full text
+    originals: dict[Path, Optional[str]] = field(default_factory=dict)  # None: file is new
+    messages: list[str] = field(default_factory=list)
+    steps: list[StepResult] = field(default_factory=list)
+
+
+def locate(path: Path, recipe: Recipe) -> Path:
+    """The folder holding the package: PATH itself, PATH/python (a checkout), or PATH's parent."""
+    if not path.exists():
+        raise BadInput("no such file or directory", path)
+    if not path.is_dir():
+        raise BadInput("not a directory", path)
+    for root in (path, path / "python", path.parent):
+        if (root / recipe.source_file).is_file():
+            return root.resolve()
+    raise BadInput(f"not an sglang tree: no {recipe.source_file} under it (nor under python/)", path)
+
+
+def read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except PermissionError:
+        raise BadInput("cannot read the file (permission denied)", path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"cannot read the file: {exc}", path) from None
+
+
+def run(path: Path, recipe: Recipe, steps: range, style: Style,
+        classify: Callable[[str], str] = lambda code: "unknown") -> Plan:
+    root = locate(path, recipe)
+    source, target = root / recipe.source_file, root / recipe.target_file
+    text = read(source)
+    target_text = read(target) if target.exists() else None
+    module = parse(source, text)
+    status = detect(module, text, source, target_text, recipe)
+    name = f"{recipe.class_name}.{recipe.method_name}"
+    if status.done == NOT_FOUND:
+        raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do", source)
+    if status.done == 4:
+        raise AlreadyApplied(f"already applied: {recipe.target_file} holds {recipe.method_name}", source)
+    if steps.start != status.done + 1:
+        done = f"steps 1-{status.done} are" if status.done > 1 else "step 1 is" if status.done else "no step is"
+        raise BadInput(f"{done} already applied here; run --steps {status.done + 1}-{max(steps.stop - 1, status.done + 1)}"
+                       f" instead of --steps {steps.start}-{steps.stop - 1}", source, status.line)
+    if status.done < 2 and target_text is not None and 2 not in steps:
+        raise BadInput("target module already present", target)
+
+    shape = classify(text) if status.done == 0 else f"partially extracted (steps 1-{status.done} applied)"
+    plan = Plan(root=root, shape=shape, originals={source: text, target: target_text})
+    plan.messages.append(f"found {source} ({name} at line {status.line})")
+    plan.messages.append(f"recognised shape: {shape}")
+    current = {source: text, target: target_text}
+    for number in steps:
+        changed: dict[Path, str] = {}
+        if number == 1:
+            module = make_static(module, text, source, recipe, style)
+        elif number == 2:
+            module, new_target = move_function(module, text, source, recipe, style)
+            if target_text is not None and target_text != new_target:
+                raise BadInput("target module already present with other content", target)
+            changed[target] = new_target
+            for p, (old, new) in redirect_importers(root, recipe, {source, target}, style).items():
+                plan.originals[p] = old
+                changed[p] = new
+        elif number == 3:
+            module = leave_wrapper(module, text, source, recipe, style)
+        elif number == 4:
+            changed[target] = narrow_function(current[target], target, recipe, style)
+            module = narrow_caller(module, source, recipe, style)
+            module = tidy_source_imports(module, changed[target], style)
+        text = module.code
+        changed[source] = text
+        current.update(changed)
+        plan.steps.append(StepResult(number, recipe.subjects.get(number, f"step {number}"), changed))
+        plan.messages.append(f"step {number}: {recipe.subjects.get(number, '')}")
+    plan.changes = {p: t for p, t in current.items() if t is not None and t != plan.originals.get(p)}
+    return plan

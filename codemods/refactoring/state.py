@@ -1,0 +1,54 @@
+"""Which steps a tree has already been through, read off the class and the target module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from codemods.refactoring.cstutil import class_members, def_line, dotted, top_class
+from codemods.refactoring.recipe import Recipe
+
+NOT_FOUND = -1
+
+
+@dataclass(frozen=True)
+class Status:
+    done: int  # last step applied: 0..4, or NOT_FOUND
+    line: Optional[int]
+
+
+def detect(module: cst.Module, text: str, path: Path, target_text: Optional[str], recipe: Recipe) -> Status:
+    _, cls = top_class(module, recipe.class_name, path)
+    members = class_members(cls, recipe.method_name)
+    line = def_line(text, recipe.class_name, recipe.method_name)
+    if not members:
+        done = 4 if target_text and f"def {recipe.method_name}(" in target_text else NOT_FOUND
+        return Status(done, line)
+    if len(members) > 1:
+        return Status(0, line)  # step 1 refuses, naming the second definition
+    node = members[0][1]
+    if isinstance(node, cst.SimpleStatementLine):
+        return Status(2, line)
+    decorators = [dotted(d.decorator) for d in node.decorators]
+    if decorators == ["staticmethod"]:
+        return Status(1, line)
+    callee = f"{recipe.target_alias}.{recipe.method_name}"
+    if any(dotted(c.func) == callee for c in m.findall(node, m.Call())):
+        return Status(3 if target_text and _takes(target_text, recipe) else 4, line)
+    return Status(0, line)
+
+
+def _takes(target_text: str, recipe: Recipe) -> bool:
+    """Whether the moved function still takes the parameter step 4 narrows."""
+    try:
+        module = cst.parse_module(target_text)
+    except cst.ParserSyntaxError:
+        return False
+    for s in module.body:
+        if isinstance(s, cst.FunctionDef) and s.name.value == recipe.method_name:
+            return any(p.name.value == recipe.narrow.param for p in s.params.kwonly_params)
+    return False
