@@ -7,7 +7,8 @@ Expected differences are classified, never hidden:
   before-trace with those effects moved to the end, in the same relative order (repeated
   writes of one attribute collapse to the last), and dropped when an exception is raised.
 - "eager-read": the after version's call site reads an attribute the configuration left out
-  of the runner, before anything else happens, where the before version did not fail on it.
+  of the runner and fails with AttributeError before anything else happens, where the before
+  version read it lazily (only on some paths, or after other effects).
 Everything else is a divergence.  A reordering among the deferred effects is a divergence.
 """
 
@@ -79,7 +80,6 @@ def classify(before: Observation, after: Observation, initial_server_kv, absent:
         and after.exception[2] in absent
         and after.exception[2] in eager_reads
         and not after.events
-        and (before.exception is None or before.exception[2] != after.exception[2])
     ):
         return EAGER
     return kind_of_difference(before, after)

@@ -201,4 +201,6 @@ def size_key(config: Config, literals: list[str]) -> tuple:
         [ABSENT, False, True].index(config.spec_dflash),
         ["fa4", ABSENT, "fa3", None].index(config.draft_backend) if config.draft_backend in ("fa4", ABSENT, "fa3", None) else 4 + len(str(config.draft_backend)),
     ]
-    return (sum(1 for r in ranks if r), sum(ranks), ranks)
+    absent = sum(1 for v in (config.dtype, config.is_draft_worker, config.spec_dflash) if v is ABSENT)
+    absent += config.model.kind == "absent"
+    return (absent, sum(1 for r in ranks if r), sum(ranks), ranks)
