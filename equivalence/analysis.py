@@ -128,6 +128,12 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
     cls = _find_class(tree, runner_file)
     methods = _methods(cls)
     method = methods.get(METHOD)
+    # `configure_kv_cache_dtype = staticmethod(kv_cache_dtype.configure_kv_cache_dtype)`: the
+    # class keeps the name as an alias of the moved function (the call site is unchanged).
+    alias = any(
+        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == METHOD for t in n.targets)
+        for n in cls.body
+    )
     kv_fn = None
     if kv_text is not None:
         kv_fn = _find_function(parse(kv_text, kv_file), METHOD)
@@ -138,7 +144,7 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
     if method is not None and not _is_static(method) and kv_fn is not None:
         units.append(CodeUnit("wrapper", "runner", method, runner_file))
         units.append(CodeUnit("core", "kv", kv_fn, kv_file))
-    elif kv_fn is not None and _uses_kv_module(entry):
+    elif kv_fn is not None and (alias or _uses_kv_module(entry)):
         units.append(CodeUnit("core", "kv", kv_fn, kv_file))
     elif method is not None:
         units.append(CodeUnit("core", "runner", method, runner_file))

@@ -233,6 +233,9 @@ class PrivateModules:
     def __enter__(self):
         _import_lock.acquire()
         self.saved = dict(sys.modules)
+        for name in self.saved:  # another sglang (installed, or a previous version) must not answer
+            if name == "sglang" or name.startswith("sglang."):
+                del sys.modules[name]
         sys.meta_path.insert(0, self.first)
         sys.meta_path.append(self.last)
         return self
@@ -246,7 +249,8 @@ class PrivateModules:
         for name in list(sys.modules):
             if name in ours or name == "sglang" or name.startswith("sglang."):
                 del sys.modules[name]
-                if name in self.saved:
-                    sys.modules[name] = self.saved[name]
+        for name, module in self.saved.items():
+            if name == "sglang" or name.startswith("sglang."):
+                sys.modules[name] = module
         _import_lock.release()
         return False
