@@ -1,0 +1,89 @@
+"""Constructs the rewrite cannot carry: refused with file, line and what it was, nothing written."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codemods.extract_kv_dtype import Refusal, refactor, write_plan
+from tests.codemod_expected import RUNNER, TREES
+
+AUTO = '        if self.server_args.kv_cache_dtype == "auto":\n'
+BF16 = '        elif self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):\n'
+DEF = "    def configure_kv_cache_dtype(self):\n"
+
+# id: (shape, old text, new text, what the message must say)
+CASES = {
+    "unmapped-self-read": ("record_call", AUTO, AUTO + "            print(self.server_args.tp_size)\n",
+                           "self.server_args.tp_size"),
+    "early-return": ("record_call", BF16, BF16 + "            return\n", "early return"),
+    "read-before-assign": ("record_call", AUTO, AUTO + "            print(self.kv_cache_dtype)\n",
+                           "not assigned on every path"),
+    "read-back-after-write": ("server_args_write_log", "        log_info_on_rank0(logger, f\"KV cache dtype",
+                              "        print(self.server_args.kv_cache_dtype)\n"
+                              "        log_info_on_rank0(logger, f\"KV cache dtype",
+                              "read back of self.server_args.kv_cache_dtype"),
+    "decorator": ("record_call", DEF, "    @some_decorator\n" + DEF, "decorator"),
+    "defined-twice": ("record_call", "    def profile_max_num_token",
+                      DEF + "        pass\n\n    def profile_max_num_token", "defined 2 times"),
+    "nested-function": ("record_call", AUTO, "        def helper():\n            return self.dtype\n\n" + AUTO,
+                        "nested function helper captures self"),
+    "lambda-captures-self": ("record_call", AUTO, "        f = lambda: self.dtype\n" + AUTO, "lambda captures self"),
+    "self-passed-along": ("record_call", AUTO, "        print(self)\n" + AUTO, "self used"),
+    "unmapped-self-write": ("record_call", AUTO, "        self.other = 1\n" + AUTO, "write to self.other"),
+    "not-assigned-everywhere": ("record_call", "            raise ValueError(\n", "            print(\n",
+                                "not assigned on every path"),
+    "second-call-site": ("record_call", "    def get_loader(self)",
+                         "    def again(self):\n        self.configure_kv_cache_dtype()\n\n    def get_loader(self)",
+                         "exactly one call"),
+    "call-not-bare": ("record_call", "        self.configure_kv_cache_dtype()\n",
+                      "        x = self.configure_kv_cache_dtype()\n", "not a bare statement"),
+    "local-name-clash": ("record_call", AUTO, "        kv_cache_dtype = None\n" + AUTO, "already uses the name"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_refused_with_file_line_and_construct(tmp_path, case):
+    shape, old, new, why = CASES[case]
+    root = tmp_path / shape
+    shutil.copytree(TREES / shape, root)
+    runner = root / RUNNER
+    text = runner.read_text()
+    assert old in text
+    runner.write_text(text.replace(old, new, 1))
+    before = runner.read_text()
+    with pytest.raises(Refusal) as exc:
+        write_plan(refactor(root))
+    assert why in str(exc.value)
+    assert exc.value.path == runner and exc.value.line
+    assert str(runner) in str(exc.value)
+    assert runner.read_text() == before
+    assert not (root / "sglang/srt/mem_cache").exists()
+
+
+def test_moved_table_still_used_by_the_runner_is_imported_back(tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "record_call", root)
+    runner = root / RUNNER
+    runner.write_text(runner.read_text() + "\n\ndef kv_str(dtype):\n    return TORCH_DTYPE_TO_KV_CACHE_STR[dtype]\n")
+    write_plan(refactor(root))
+    text = runner.read_text()
+    assert "from sglang.srt.mem_cache.kv_cache_dtype import TORCH_DTYPE_TO_KV_CACHE_STR\n" in text
+    assert "TORCH_DTYPE_TO_KV_CACHE_STR = {" not in text
+
+
+def test_other_files_importing_the_table_are_redirected(tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "record_call", root)
+    user = root / "sglang/srt/layers/user.py"
+    user.parent.mkdir(parents=True)
+    user.write_text("from sglang.srt.model_executor.model_runner import (\n"
+                    "    ModelRunner,\n    TORCH_DTYPE_TO_KV_CACHE_STR,\n)\n\nX = TORCH_DTYPE_TO_KV_CACHE_STR\n")
+    plan = refactor(root)
+    write_plan(plan)
+    assert user.read_text() == (
+        "from sglang.srt.model_executor.model_runner import ModelRunner\n"
+        "from sglang.srt.mem_cache.kv_cache_dtype import TORCH_DTYPE_TO_KV_CACHE_STR\n"
+        "\nX = TORCH_DTYPE_TO_KV_CACHE_STR\n")
