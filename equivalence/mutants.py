@@ -68,9 +68,9 @@ def _fp4_fallback_dtype(fn):
 
 
 def _wrong_hip_choice(fn):
-    n = _first(fn, ast.IfExp, lambda e: isinstance(e.test, ast.Name) and e.test.id == "_is_hip")
+    n = _first(fn, ast.Name, lambda e: e.id == "fp8_dtype" and isinstance(e.ctx, ast.Load))
     if n:
-        n.body = ast.parse("torch.float8_e4m3fnuz", mode="eval").body
+        _replace(fn, n, ast.parse("torch.float8_e4m3fnuz", mode="eval").body)
     return bool(n)
 
 
@@ -159,7 +159,7 @@ MUTANTS = [
     Mutant("swap-hip-branch", "the first `if _is_hip:` takes the other branch", "core", _swap_hip_branch),
     Mutant("case-sensitive-fp8", "the FP8 quant test no longer upper-cases", "core", _case_sensitive_fp8),
     Mutant("fp4-fallback-dtype", "fp4 without float4 falls back to float16", "core", _fp4_fallback_dtype),
-    Mutant("wrong-hip-choice", "auto+FP8 on HIP uses float8_e4m3fnuz, not fp8_dtype", "core", _wrong_hip_choice),
+    Mutant("wrong-hip-choice", "the first HIP choice uses float8_e4m3fnuz, not fp8_dtype", "core", _wrong_hip_choice),
     Mutant("drop-bfloat16-alias", '"bfloat16" is no longer accepted', "core", _drop_bfloat16_alias),
     Mutant("ignore-quant-algo", "the quant config's kv_cache_quant_algo is not read", "core", _ignore_quant_config),
     Mutant("lookup-get", "TORCH_DTYPE_TO_KV_CACHE_STR[...] becomes .get(...)", "core", _lookup_get),

@@ -1,0 +1,67 @@
+"""Speed of the equivalence harness on a real release.
+
+Prints configuration pairs per second in the core loop (both versions run on one
+configuration, then compared), and the whole default `--steps` run's wall time against a
+bare `python -c "import torch"` measured in the same run, with the ratio (target: <= 10x).
+
+    python benchmarks/equivalence_speed.py [VERSION]     # default 0.5.15.post1
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.releases import release_root  # noqa: E402
+
+
+def wall(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def core_loop(root: Path) -> float:
+    from equivalence.compare import absent_attributes, classify
+    from equivalence.loader import load_version
+    from equivalence.observe import Session, install_log_capture
+    from equivalence.pairs import ConfigSpace
+    from equivalence.steps import step_trees
+
+    with tempfile.TemporaryDirectory() as work:
+        trees = step_trees(root, Path(work))
+        before, after = load_version(trees[0][1], "original"), load_version(trees[-1][1], "step 4")
+    restore = install_log_capture([before, after])
+    try:
+        sb, sa = Session(before), Session(after)
+        literals = list(dict.fromkeys(before.shape.literals + after.shape.literals))
+        configs = ConfigSpace().configs(literals, set())
+        start = time.perf_counter()
+        for config in configs:
+            classify(sb.run(config), sa.run(config), config.kv_cache_dtype, absent_attributes(config),
+                     after.shape.eager_self_reads)
+        elapsed = time.perf_counter() - start
+    finally:
+        restore()
+    return len(configs) / elapsed
+
+
+def main() -> None:
+    version = sys.argv[1] if len(sys.argv) > 1 else "0.5.15.post1"
+    root = release_root(version)
+    rate = core_loop(root)
+    print(f"core loop: {rate:,.0f} configuration pairs/s")
+    torch_s = min(wall([sys.executable, "-c", "import torch"]) for _ in range(2))
+    steps_s = wall([sys.executable, "-m", "equivalence", "--steps", str(root)])
+    print(f"python -c 'import torch': {torch_s:.2f} s")
+    print(f"python -m equivalence --steps {version}: {steps_s:.2f} s")
+    print(f"ratio: {steps_s / torch_s:.1f}x (target <= 10x)")
+
+
+if __name__ == "__main__":
+    main()
