@@ -5,7 +5,8 @@ Expected differences are classified, never hidden:
   the resolved string written to server_args or passed to `_record_kv_cache_dtype`) into
   returned values applied after the function returns.  The after-trace must equal the
   before-trace with those effects moved to the end, in the same relative order (repeated
-  writes of one attribute collapse to the last), and dropped when an exception is raised.
+  writes of one attribute collapse to one write of the last value, at the first write's
+  place), and dropped when an exception is raised.
 - "eager-read": the after version's call site reads an attribute the configuration left out
   of the runner and fails with AttributeError before anything else happens, where the before
   version read it lazily (only on some paths, or after other effects).
@@ -37,12 +38,20 @@ def _deferred(event) -> bool:
 
 
 def _collapse(events: list) -> list:
-    """Keep the last write of each attribute, at its own position; record calls all stay."""
+    """One write per attribute, with its last value, where it was first written (a returned
+    value is assigned once, in the order the old body first assigned it); records all stay."""
     last = {}
-    for i, e in enumerate(events):
+    for e in events:
         if e[0] != "record":
-            last[(e[0], e[1])] = i
-    return [e for i, e in enumerate(events) if e[0] == "record" or last[(e[0], e[1])] == i]
+            last[(e[0], e[1])] = e
+    out, seen = [], set()
+    for e in events:
+        if e[0] == "record":
+            out.append(e)
+        elif (e[0], e[1]) not in seen:
+            seen.add((e[0], e[1]))
+            out.append(last[(e[0], e[1])])
+    return out
 
 
 def deferred_trace(before: Observation) -> tuple:

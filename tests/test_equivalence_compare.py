@@ -1,0 +1,88 @@
+"""The comparison and classification rules: expected differences are classified, real ones are not."""
+
+from __future__ import annotations
+
+import torch
+
+from equivalence.compare import DEFERRED, EAGER, EQUAL, NOT_MODELLED, classify
+from equivalence.observe import Observation
+
+BF16, FP8 = torch.bfloat16, torch.float8_e4m3fn
+
+
+def obs(events, kv=FP8, exception=None, state=None, not_modelled=()):
+    state = state if state is not None else (("kv_cache_dtype", kv), ("server_args.kv_cache_dtype", "fp8_e4m3"))
+    return Observation(tuple(events), kv, "fp8_e4m3", exception, tuple(state), tuple(not_modelled))
+
+
+LOG = ("log", "INFO", "KV cache dtype: torch.float8_e4m3fn")
+SET = ("set", "kv_cache_dtype", FP8)
+REC = ("record", "fp8_e4m3")
+
+
+def check(before, after, absent=frozenset(), eager=frozenset()):
+    return classify(before, after, "auto", set(absent), set(eager))
+
+
+def test_identical_runs_are_equal():
+    assert check(obs([SET, REC, LOG]), obs([SET, REC, LOG])) == EQUAL
+
+
+def test_writes_moved_after_the_other_effects_are_deferred_writes():
+    assert check(obs([SET, REC, LOG]), obs([LOG, SET, REC])) == DEFERRED
+
+
+def test_repeated_writes_collapse_to_the_last_one():
+    before = obs([("set", "kv_cache_dtype", FP8), LOG, ("set", "kv_cache_dtype", BF16)], kv=BF16)
+    after = obs([LOG, ("set", "kv_cache_dtype", BF16)], kv=BF16)
+    assert check(before, after) == DEFERRED
+
+
+def test_reordered_record_and_write_is_not_deferred_writes():
+    assert check(obs([SET, REC, LOG]), obs([LOG, REC, SET])) not in (EQUAL, DEFERRED, EAGER)
+
+
+def test_two_record_calls_reordered_are_not_deferred_writes():
+    r1, r2 = ("record", "a"), ("record", "b")
+    assert check(obs([SET, r1, r2]), obs([SET, r2, r1])) not in (EQUAL, DEFERRED, EAGER)
+
+
+def test_a_dropped_record_is_a_divergence():
+    assert check(obs([SET, REC]), obs([SET])) not in (EQUAL, DEFERRED, EAGER)
+
+
+def test_a_different_log_is_a_divergence():
+    assert check(obs([SET, LOG]), obs([SET, ("log", "INFO", "other")])) == "different-logs"
+
+
+def test_writes_dropped_on_exception_are_deferred_writes():
+    err = ("KeyError", "torch.float8_e5m2fnuz", None)
+    before = obs([SET], exception=err, state=(("kv_cache_dtype", FP8), ("server_args.kv_cache_dtype", "auto")))
+    after = obs([], kv="<absent>", exception=err, state=(("server_args.kv_cache_dtype", "auto"),))
+    assert check(before, after) == DEFERRED
+
+
+def test_a_different_exception_is_a_divergence():
+    before = obs([], exception=("ValueError", "Unsupported kv_cache_dtype: x.", None))
+    after = obs([], exception=("ValueError", "Unsupported kv_cache_dtype.", None))
+    assert check(before, after) == "different-exception-message"
+
+
+def test_attribute_error_on_an_absent_attribute_read_up_front_is_eager_read():
+    before = obs([SET, LOG])
+    after = obs([], kv="<absent>", exception=("AttributeError", "no model", "model"))
+    assert check(before, after, absent={"model"}, eager={"model"}) == EAGER
+    # not read up front by the new call site, or not absent in the configuration: divergence
+    assert check(before, after, absent={"model"}, eager=set()) not in (EQUAL, DEFERRED, EAGER)
+    assert check(before, after, absent=set(), eager={"model"}) not in (EQUAL, DEFERRED, EAGER)
+
+
+def test_eager_read_needs_the_after_version_to_fail_before_any_effect():
+    before = obs([SET, LOG])
+    after = obs([LOG], kv="<absent>", exception=("AttributeError", "no model", "model"))
+    assert check(before, after, absent={"model"}, eager={"model"}) not in (EQUAL, DEFERRED, EAGER)
+
+
+def test_unmodelled_input_never_passes():
+    a = obs([SET], not_modelled=("stub.sglang.srt.utils.is_hip",))
+    assert check(a, a) == NOT_MODELLED

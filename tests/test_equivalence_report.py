@@ -1,0 +1,116 @@
+"""End to end on fixtures: verdicts, minimal examples, exit codes, the JSON contract, Markdown."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from equivalence.cli import main
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "trees"
+RUNNER = "sglang/srt/model_executor/model_runner.py"
+
+
+@pytest.fixture(scope="module")
+def divergent(tmp_path_factory):
+    out = tmp_path_factory.mktemp("div")
+    code = main([str(FIXTURES / "record_call"), str(FIXTURES / "record_call_after_case_bug"),
+                 "--json", str(out / "r.json"), "--markdown", str(out / "r.md")])
+    return code, json.loads((out / "r.json").read_text()), (out / "r.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def equivalent(tmp_path_factory):
+    out = tmp_path_factory.mktemp("eq")
+    code = main([str(FIXTURES / "record_call"), str(FIXTURES / "record_call_after"),
+                 "--json", str(out / "r.json"), "--markdown", str(out / "r.md")])
+    return code, json.loads((out / "r.json").read_text()), (out / "r.md").read_text()
+
+
+def test_json_contract(equivalent):
+    code, report, _ = equivalent
+    assert code == 0 and report["verdict"] == "equivalent"
+    (pair,) = report["pairs"]
+    assert {"before", "after", "configs", "divergences", "coverage"} <= set(pair)
+    assert isinstance(pair["configs"], int) and pair["configs"] > 5000
+    for side in ("before", "after"):
+        cov = pair["coverage"][side]
+        assert set(cov) >= {"branches", "hit", "missed"} and cov["hit"] == cov["branches"] and cov["missed"] == []
+    assert pair["divergences"] == []
+    assert {c["kind"] for c in pair["classified"]} == {"deferred-writes", "eager-read"}
+    for c in pair["classified"]:
+        assert {"kind", "count", "example", "before", "after"} <= set(c) and c["count"] > 0
+    ids = {f["id"]: f for f in report["findings"]}
+    assert set(ids) == {"fp4-fallback-not-auto", "kv-str-keyerror"}
+    for f in ids.values():
+        assert {"id", "configs", "example", "observed", "expected"} <= set(f)
+        assert f["configs"] == len(f["config_set"]) > 0
+    assert "mutants" not in report
+
+
+def test_fp4_finding_compares_with_auto(equivalent):
+    f = next(f for f in equivalent[1]["findings"] if f["id"] == "fp4-fallback-not-auto")
+    assert f["example"]["server_args.kv_cache_dtype"] == "fp4_e2m1"
+    assert f["example"]["torch_has_float4_e2m1fn_x2"] is False
+    assert f["example"]["model"] == "quant_config.kv_cache_quant_algo='FP8'"
+    assert f["observed"]["kv_cache_dtype"] == "torch.bfloat16"
+    assert f["expected"]["kv_cache_dtype"] == "torch.float8_e4m3fn" and f["expected"]["recorded"] == ["fp8_e4m3"]
+    assert f["holds_in_every_version"]
+
+
+def test_keyerror_finding_names_its_settings(equivalent):
+    f = next(f for f in equivalent[1]["findings"] if f["id"] == "kv-str-keyerror")
+    assert f["settings"] == [{"_is_hip": True, "fp8_dtype": "torch.float8_e5m2fnuz", "set_by_sglang": False}]
+    assert f["reachable_with_sglang_values"] is False
+
+
+def test_markdown_is_ready_to_paste(equivalent, divergent):
+    md = equivalent[2]
+    assert md.startswith("## Equivalence check: **equivalent**")
+    assert "| before | after | configs |" in md and "fp4-fallback-not-auto" in md and "deferred-writes" in md
+    assert "### Divergences" in divergent[2] and "different-kv-cache-dtype" in divergent[2]
+
+
+def test_real_difference_is_divergent_with_the_right_minimal_example(divergent):
+    code, report, _ = divergent
+    assert code == 1 and report["verdict"] == "divergent"
+    kinds = {d["kind"]: d for d in report["pairs"][0]["divergences"]}
+    d = kinds["different-kv-cache-dtype"]
+    assert d["example"]["server_args.kv_cache_dtype"] == "auto"
+    assert d["example"]["model"] == "quant_config.kv_cache_quant_algo='fp8'"
+    assert d["example"]["_is_hip"] is False and d["example"]["model_dtype"] == "torch.bfloat16"
+    assert d["before"]["kv_cache_dtype"] == "torch.float8_e4m3fn" and d["after"]["kv_cache_dtype"] == "torch.bfloat16"
+
+
+def test_unknown_input_is_not_covered_exit_2(tmp_path, capsys):
+    for name in ("record_call", "record_call_after"):
+        shutil.copytree(FIXTURES / name, tmp_path / name)
+    p = tmp_path / "record_call" / RUNNER
+    p.write_text(p.read_text().replace('elif self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):',
+                                       'elif self.server_args.tp_size > 1 or self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):'))
+    out = tmp_path / "r.json"
+    assert main([str(tmp_path / "record_call"), str(tmp_path / "record_call_after"), "--json", str(out)]) == 2
+    report = json.loads(out.read_text())
+    d = next(d for d in report["pairs"][0]["divergences"] if d["kind"] == "input-not-covered")
+    assert "self.server_args.tp_size" in d["inputs"]
+    assert report["verdict"] != "equivalent"
+
+
+def test_bad_usage_and_unloadable_tree_exit_2(capsys):
+    assert main([str(FIXTURES / "record_call")]) == 2
+    assert main([str(FIXTURES / "no_method"), str(FIXTURES / "record_call")]) == 2
+    assert "model_runner.py:" in capsys.readouterr().err
+
+
+def test_dflash_fixture_step_by_step(tmp_path):
+    pytest.importorskip("codemods.extract_kv_dtype")
+    out = tmp_path / "r.json"
+    code = main(["--steps", str(FIXTURES / "record_dflash"), "--json", str(out), "--examples", "30"])
+    report = json.loads(out.read_text())
+    assert code == 0, report["pairs"]
+    for pair in report["pairs"]:
+        for cov in pair["coverage"].values():
+            assert cov["missed"] == []
