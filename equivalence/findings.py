@@ -14,6 +14,14 @@ from dataclasses import dataclass, field
 
 from .compare import absent_attributes
 from .configs import Config, size_key
+
+_ACTIVE_ATTRIBUTE = {"is_draft_worker": "is_draft_worker", "spec_dflash": "spec_algorithm"}
+
+
+def incomplete(config: Config, active: set[str]) -> bool:
+    """The configuration leaves out a runner attribute that a real runner has."""
+    relevant = {"model", "dtype"} | {attr for field_, attr in _ACTIVE_ATTRIBUTE.items() if field_ in active}
+    return bool(absent_attributes(config) & relevant)
 from .observe import Observation, Session
 
 FP4 = "fp4-fallback-not-auto"
@@ -58,12 +66,12 @@ def _effect_json(obs: Observation) -> dict:
     }
 
 
-def fp4_fallback(session: Session, configs: list[Config], observations: dict, literals) -> tuple[set, dict]:
+def fp4_fallback(session: Session, configs: list[Config], observations: dict, active: set[str]) -> tuple[set, dict]:
     """kv="fp4_e2m1" on a torch without float4 says it falls back to 'auto': does it do what
     'auto' does for the same configuration in the same version?"""
     hits, pairs = set(), {}
     for config in configs:
-        if config.kv_cache_dtype != "fp4_e2m1" or config.has_float4 or absent_attributes(config):
+        if config.kv_cache_dtype != "fp4_e2m1" or config.has_float4 or incomplete(config, active):
             continue
         obs = observations.get(config) or session.run(config)
         if not any(e[0] == "log" and "'auto'" in str(e[2]) for e in obs.events):
@@ -76,10 +84,10 @@ def fp4_fallback(session: Session, configs: list[Config], observations: dict, li
     return hits, pairs
 
 
-def kv_str_keyerror(configs: list[Config], observations: dict) -> tuple[set, dict]:
+def kv_str_keyerror(configs: list[Config], observations: dict, active: set[str]) -> tuple[set, dict]:
     hits, pairs = set(), {}
     for config in configs:
-        if absent_attributes(config):
+        if incomplete(config, active):
             continue
         obs = observations.get(config)
         if obs is None:
@@ -90,15 +98,15 @@ def kv_str_keyerror(configs: list[Config], observations: dict) -> tuple[set, dic
     return hits, pairs
 
 
-def collect(versions: list, configs: list[Config], literals: list[str]) -> list[Finding]:
+def collect(versions: list, configs: list[Config], literals: list[str], active: set[str]) -> list[Finding]:
     """`versions`: [(label, session, observations)] — the finding holds if it does in every one."""
     findings = []
     fp4 = Finding(FP4, "--kv-cache-dtype fp4_e2m1 on a torch without float4_e2m1fn_x2 announces a "
                        "fallback to 'auto' but does not do what 'auto' does")
     key = Finding(KEYERROR, "TORCH_DTYPE_TO_KV_CACHE_STR[...] raises KeyError instead of a clear error")
     for i, (label, session, observations) in enumerate(versions):
-        fp4_hits, fp4_pairs = fp4_fallback(session, configs, observations, literals)
-        key_hits, key_pairs = kv_str_keyerror(configs, observations)
+        fp4_hits, fp4_pairs = fp4_fallback(session, configs, observations, active)
+        key_hits, key_pairs = kv_str_keyerror(configs, observations, active)
         fp4.per_version[label] = len(fp4_hits)
         key.per_version[label] = len(key_hits)
         if i == 0:

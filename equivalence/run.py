@@ -26,7 +26,7 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
                 {},
             )
             per_version.append((version.label, sessions[id(version)], observations))
-        findings = collect(per_version, first.configs, first.literals)
+        findings = collect(per_version, first.configs, first.literals, first.active)
         mutant_report = run_mutants(versions[0], versions[-1], space, sessions) if mutants else None
     finally:
         restore()
