@@ -10,6 +10,10 @@ Python API (stable; the equivalence harness calls it)::
     plan.steps     # [StepResult(number, subject, changes)] one per step, for commits
     write_plan(plan)  # all-or-nothing
 
+    plan = refactor(root, steps=None, fixes=["fp4-fallback", "kv-str-lookup"])
+    # steps=None: the steps the tree lacks (none on a refactored tree), then the fixes,
+    # each a `FixResult` in plan.steps (see fixes.py: FIXES, each naming its finding)
+
 `root` is a git checkout (with python/sglang) or any folder holding the `sglang` package.
 `steps` is a contiguous range that must start right after the steps the tree already has.
 Errors (all `CodemodError`, with `.path`, `.line`, `.why`, `.exit_code`):
@@ -20,7 +24,9 @@ release predates the method), `AlreadyApplied` (5).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional, Sequence
 
+from codemods.extract_kv_dtype.fixes import FIXES, FixResult, apply_fixes, empty_plan, steps_done
 from codemods.extract_kv_dtype.recipe import RECIPE, classify
 from codemods.refactoring.errors import (
     AlreadyApplied,
@@ -31,19 +37,27 @@ from codemods.refactoring.errors import (
 )
 from codemods.refactoring.formatting import find_style
 from codemods.refactoring.pipeline import Plan, StepResult, locate, run
+from codemods.refactoring.state import NOT_FOUND
 from codemods.refactoring.writer import recover, write_files
 
 __all__ = ["refactor", "write_plan", "Plan", "StepResult", "CodemodError", "BadInput", "Refusal",
-           "NoSuchMethod", "AlreadyApplied", "RECIPE"]
+           "NoSuchMethod", "AlreadyApplied", "RECIPE", "FIXES", "FixResult"]
 
 
-def refactor(root: Path, steps: range = range(1, 5), *, format: bool = True) -> Plan:
-    """Compute PR #31147's steps `steps` on the tree at `root`; nothing is written."""
+def refactor(root: Path, steps: Optional[range] = range(1, 5), *, format: bool = True,
+             fixes: Sequence[str] = ()) -> Plan:
+    """Compute PR #31147's steps `steps` (None: those the tree lacks), then `fixes`; nothing is written."""
     root = Path(root)
-    if not (len(steps) and steps.step == 1 and 1 <= steps.start and steps.stop <= 5):
+    if steps is None:
+        done = steps_done(locate(root, RECIPE))
+        steps = range(done + 1, 5) if done != NOT_FOUND and (done < 4 or fixes) else range(1, 5)
+    elif not (len(steps) and steps.step == 1 and 1 <= steps.start and steps.stop <= 5):
         raise BadInput(f"steps must be a contiguous range within 1-4, got {steps}")
+    if fixes and len(steps) and steps.stop != 5:
+        raise BadInput(f"fixes apply after step 4: run --steps {steps.start}-4, or omit --steps")
     style = find_style(locate(root, RECIPE), enabled=format)
-    return run(root, RECIPE, steps, style, classify)
+    plan = run(root, RECIPE, steps, style, classify) if len(steps) else empty_plan(locate(root, RECIPE))
+    return apply_fixes(plan, fixes, style) if fixes else plan
 
 
 def write_plan(plan: Plan) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from codemods.extract_kv_dtype import RECIPE, refactor, write_plan
+from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP, FixResult
 from codemods.refactoring.errors import EXIT_OK, BadInput, CodemodError
 from codemods.refactoring.gitops import check_clean_repo, commit
 from codemods.refactoring.pipeline import locate
@@ -50,12 +51,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m codemods.extract_kv_dtype",
         description="Extract ModelRunner.configure_kv_cache_dtype into sglang.srt.mem_cache.kv_cache_dtype "
                     "(sglang PR #31147), as four reviewable steps.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG + FIXES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, metavar="PATH",
                    help="a git checkout of sglang (holding python/sglang) or any folder holding the sglang package")
-    p.add_argument("--steps", type=parse_steps, default=range(1, 5), metavar="A-B",
+    p.add_argument("--steps", type=parse_steps, default=None, metavar="A-B",
                    help="contiguous range of steps to run (default 1-4); must start right after the "
-                        "steps the tree already has, e.g. 3-4 on a tree where 1-2 are done")
+                        "steps the tree already has, e.g. 3-4 on a tree where 1-2 are done; with "
+                        "--fix the default is the steps the tree lacks (none on a refactored tree)")
+    p.add_argument("--fix", action="append", choices=list(FIXES), default=[], metavar="NAME",
+                   help=f"after step 4, also fix a review finding (repeatable): {', '.join(FIXES)}")
     p.add_argument("--dry-run", action="store_true", help="print a unified diff, write nothing")
     p.add_argument("--commit", action="store_true",
                    help="one git commit per step (refused outside a git repository or on a dirty tree)")
@@ -83,7 +87,8 @@ def _run(args) -> int:
         raise BadInput("--commit and --dry-run exclude each other")
     if args.commit:
         check_clean_repo(root)
-    plan = refactor(args.path, args.steps, format=not args.no_format)
+    steps = args.steps or (None if args.fix else range(1, 5))
+    plan = refactor(args.path, steps, format=not args.no_format, fixes=args.fix)
     for msg in plan.messages:
         print(msg)
     if args.dry_run:
@@ -100,7 +105,8 @@ def _run(args) -> int:
             write_files(plan.root, step.changes, originals)
             commit(plan.root, list(step.changes), step.subject)
             originals.update(step.changes)
-            print(f"committed step {step.number}: {step.subject}")
+            what = f"fix {step.fix}" if isinstance(step, FixResult) else f"step {step.number}"
+            print(f"committed {what}: {step.subject}")
         return EXIT_OK
     write_plan(plan)
     for path in plan.changes:
