@@ -12,6 +12,8 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
+from .module_helpers import fold_helpers
+
 METHOD = "configure_kv_cache_dtype"
 RUNNER_CLASS = "ModelRunner"
 
@@ -153,6 +155,8 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
     shape = Shape(runner_file, kv_file, entry, where, units)
     shape.has_record_method = "_record_kv_cache_dtype" in methods
     _collect_reads(shape)
+    if kv_text is not None and "kv" in shape.globals_read:
+        shape.globals_read["kv"] = fold_helpers(shape.globals_read["kv"], parse(kv_text, kv_file), METHOD)
     return shape
 
 

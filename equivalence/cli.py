@@ -1,5 +1,9 @@
 """`python -m equivalence BEFORE AFTER` / `python -m equivalence --steps PATH`.
 
+A fix's delta: `--steps PATH --fix NAME` (repeatable) adds the codemod's fixes after step 4,
+each pair checked against the finding it addresses; `BEFORE AFTER --intended FINDING_ID`
+checks AFTER as a fix of that finding in BEFORE (see intended.py).
+
 Exit 0 equivalent, 1 divergent, 2 could not load / bad usage (message names file and line).
 """
 
@@ -11,6 +15,8 @@ import sys
 from pathlib import Path
 
 from .loader import LoadError, find_root, load_version
+from .fix_steps import fix_trees, known_fixes
+from .intended import FINDINGS
 from .steps import CodemodMissing, step_trees, temporary_workdir
 
 
@@ -18,6 +24,11 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m equivalence", description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="*", type=Path, help="BEFORE AFTER (two sglang trees)")
     parser.add_argument("--steps", type=Path, metavar="PATH", help="run the codemod step by step on PATH and check each pair")
+    parser.add_argument("--fix", action="append", default=[], metavar="NAME",
+                        help="with --steps: apply the codemod's fix NAME after step 4 (repeatable) and require "
+                             "its delta to be exactly its finding's configurations")
+    parser.add_argument("--intended", metavar="FINDING_ID",
+                        help="with BEFORE AFTER: AFTER fixes this finding of BEFORE; any other difference diverges")
     parser.add_argument("--json", type=Path, metavar="FILE")
     parser.add_argument("--markdown", type=Path, metavar="FILE")
     parser.add_argument("--mutants", action="store_true", help="self-check: mutate the after version, count the mutants caught")
@@ -26,6 +37,16 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if bool(args.steps) == bool(args.trees) or (args.trees and len(args.trees) != 2):
         parser.error("give either BEFORE AFTER or --steps PATH")
+    if args.fix and not args.steps:
+        parser.error("--fix goes with --steps PATH (for two trees, use --intended FINDING_ID)")
+    if args.intended and args.steps:
+        parser.error("--intended goes with BEFORE AFTER (with --steps, use --fix NAME)")
+    if args.fix:
+        unknown = sorted(set(args.fix) - set(known_fixes()))
+        if unknown:
+            parser.error(f"unknown fix {unknown[0]!r}; known: {', '.join(known_fixes())}")
+    if args.intended and args.intended not in FINDINGS:
+        parser.error(f"unknown finding {args.intended!r}; known: {', '.join(FINDINGS)}")
     return args
 
 
@@ -40,12 +61,15 @@ def main(argv=None) -> int:
         if args.steps:
             with temporary_workdir() as work:
                 trees = step_trees(find_root(args.steps), Path(work))
-                versions = [load_version(path, label) for label, path in trees]
-                pairs = list(zip(versions, versions[1:])) + [(versions[0], versions[-1])]
-                report = check(versions, pairs, args.seed, args.examples, args.mutants)
+                fixed = fix_trees(trees[-1][1], Path(work), args.fix) if args.fix else []
+                versions = [load_version(path, label) for label, path in trees + [t[:2] for t in fixed]]
+                pairs = list(zip(versions, versions[1:])) + [(versions[0], versions[len(trees) - 1])]
+                intended = {len(trees) - 1 + i: finding for i, (_, _, finding) in enumerate(fixed)}
+                report = check(versions, pairs, args.seed, args.examples, args.mutants, intended)
         else:
             before, after = (load_version(p, str(p)) for p in args.trees)
-            report = check([before, after], [(before, after)], args.seed, args.examples, args.mutants)
+            intended = {0: args.intended} if args.intended else None
+            report = check([before, after], [(before, after)], args.seed, args.examples, args.mutants, intended)
     except (LoadError, CodemodMissing) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2

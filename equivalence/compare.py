@@ -25,7 +25,8 @@ EQUAL = "equal"
 DEFERRED = "deferred-writes"
 EAGER = "eager-read"
 NOT_MODELLED = "input-not-modelled"
-CLASSIFIED = {DEFERRED, EAGER}
+INTENDED = "intended-difference"  # a fix's delta on its finding's configurations (intended.py)
+CLASSIFIED = {DEFERRED, EAGER, INTENDED}
 
 
 def _deferred(event) -> bool:

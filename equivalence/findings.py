@@ -42,6 +42,8 @@ class Finding:
     observed: dict = field(default_factory=dict)
     expected: dict = field(default_factory=dict)
     settings: list = field(default_factory=list)
+    fixed_in: str | None = None  # the version from which on it no longer holds (a fix)
+    now: dict = field(default_factory=dict)  # the example's effect in the last version, when fixed
 
     def covers(self, config: Config) -> bool:
         return config in self.configs
@@ -121,8 +123,15 @@ def collect(versions: list, configs: list[Config], literals: list[str], active: 
                 key.observed = _effect_json(obs)
                 key.expected = {"exception": "a clear error naming the dtype and the accepted ones"}
                 key.settings = keyerror_settings(key_hits)
+    last_label, last_session, last_observations = versions[-1]
     for finding in (fp4, key):
         if finding.configs:
+            if len(versions) > 1 and finding.per_version[last_label] == 0:
+                labels = [label for label, _, _ in versions]
+                still = [label for label in labels if finding.per_version[label]]
+                finding.fixed_in = labels[labels.index(still[-1]) + 1]
+                example = finding.example
+                finding.now = _effect_json(last_observations.get(example) or last_session.run(example))
             findings.append(finding)
     return findings
 

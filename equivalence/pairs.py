@@ -30,6 +30,7 @@ class PairResult:
     differences: dict[str, Difference]
     coverage: dict[str, Coverage]
     observations: dict[str, dict[Config, Observation]]  # "before"/"after" -> config -> observation
+    intended: dict | None = None  # a fix's pair: its finding and delta counts (intended.py)
 
     @property
     def divergent(self) -> bool:

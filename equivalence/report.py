@@ -16,6 +16,10 @@ EXPLAIN = {
     "eager-read": "the new call site reads a runner attribute up front that the old body read only "
     "on some paths; with that attribute missing it raises AttributeError where the old one did not",
     "input-not-modelled": "the code used a value the harness only stubs: the configuration is not modelled",
+    "intended-difference": "the fix changes behaviour here, and only the configurations its finding named differ",
+    "unintended-divergence": "the fix changes behaviour outside the configurations its finding named",
+    "fix-incomplete": "the finding named this configuration, but the fix left its behaviour unchanged",
+    "finding-still-holds": "after the fix the finding still holds here",
 }
 
 
@@ -46,6 +50,7 @@ def pair_json(result: PairResult) -> dict:
         "divergences": real,
         "classified": classified,
         "coverage": {k: c.to_json() for k, c in result.coverage.items()},
+        **({"intended": result.intended} if result.intended else {}),
         "inputs": sorted(result.active) + ["server_args.kv_cache_dtype", "model", "model_dtype", "_is_hip",
                                              "fp8_dtype", "torch_has_float4_e2m1fn_x2"],
     }
@@ -73,8 +78,11 @@ def build(pairs: list[PairResult], findings: list[Finding], mutants: dict | None
     report = {
         "verdict": "divergent" if any(p.divergent for p in pairs) else "equivalent",
         "pairs": [pair_json(p) for p in pairs],
-        "findings": [finding_json(f) for f in findings],
+        "findings": [finding_json(f) for f in findings if not f.fixed_in],
     }
+    fixed = [{**finding_json(f), "fixed_in": f.fixed_in, "now": f.now} for f in findings if f.fixed_in]
+    if fixed:
+        report["fixed_findings"] = fixed
     if mutants is not None:
         report["mutants"] = mutants
     return report
@@ -92,6 +100,9 @@ def markdown(report: dict) -> str:
         cov = " / ".join(f"{c['hit']}/{c['branches']}" for c in p["coverage"].values()) or "-"
         cls = ", ".join(f"{c['kind']} ({c['count']})" for c in p["classified"]) or "none"
         out.append(f"| {p['before']} | {p['after']} | {p['configs']} | {p['verdict']} | {cls} | {cov} |")
+    for p in report["pairs"]:
+        if "intended" in p:
+            out += ["", f"- {p['before']} → {p['after']}: {_intended_line(p['intended'])}"]
     for p in report["pairs"]:
         for title, items in (("Divergences", p["divergences"]), ("Classified differences", p["classified"])):
             if not items:
@@ -120,6 +131,9 @@ def markdown(report: dict) -> str:
                 settings = "; ".join(f"_is_hip={s['_is_hip']}, fp8_dtype={s['fp8_dtype']}" for s in f["settings"])
                 reach = "reachable" if f["reachable_with_sglang_values"] else "not reachable"
                 out.append(f"  - only under: {settings} ({reach} with the fp8_dtype values sglang sets)")
+    for f in report.get("fixed_findings", []):
+        out += ["", f"- **{f['id']}** fixed in {f['fixed_in']} ({f['configs']} configurations before); "
+                    f"smallest example now: `{json.dumps(f['now'])}`"]
     if "mutants" in report:
         m = report["mutants"]
         out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed"]
@@ -128,16 +142,28 @@ def markdown(report: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def _intended_line(i: dict) -> str:
+    verdict = "equal" if i["equal"] else (
+        f"NOT equal: {i['outside_finding']} outside the finding, {i['finding_unchanged']} of it unchanged")
+    still = f"; finding still holds in {i['finding_configs_after']}" if i["finding_configs_after"] else ""
+    return (f"intended difference for {i['finding']}: delta {i['delta_configs']} configs, "
+            f"finding {i['finding_configs']} configs: {verdict}{still}")
+
+
 def terminal(report: dict) -> str:
     lines = []
     for p in report["pairs"]:
         cov = " ".join(f"{k} {c['hit']}/{c['branches']}" for k, c in p["coverage"].items())
         cls = "".join(f" +{c['kind']}:{c['count']}" for c in p["classified"])
         lines.append(f"{p['before']} -> {p['after']}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}")
+        if "intended" in p:
+            lines.append(f"  {_intended_line(p['intended'])}")
         for d in p["divergences"]:
             lines.append(f"  {d['kind']} x{d['count']}: {_config_line(d['example']) or d.get('inputs')}")
     for f in report["findings"]:
         lines.append(f"finding {f['id']}: {f['configs']} configs, e.g. {_config_line(f['example'])}")
+    for f in report.get("fixed_findings", []):
+        lines.append(f"fixed {f['id']} in {f['fixed_in']}: was {f['configs']} configs")
     if "mutants" in report:
         m = report["mutants"]
         lines.append(f"mutants: {m['killed']}/{m['total']} killed" + "".join(f"; survived {s['id']}" for s in m["survivors"]))

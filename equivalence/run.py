@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .findings import collect
+from .intended import apply_intended
 from .loader import Version
 from .mutants import load_mutants
 from .observe import install_log_capture
@@ -11,12 +12,15 @@ from .report import build
 
 
 def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=None, examples=150,
-          mutants: bool = False) -> dict:
+          mutants: bool = False, intended: dict[int, str] | None = None) -> dict:
+    """`intended`: pair index -> the finding id whose configurations that pair (a fix) may change."""
     space = ConfigSpace(seed, examples)
     sessions: dict = {}
     restore = install_log_capture(versions)
     try:
         results = [run_pair(b, a, space, sessions) for b, a in pairs]
+        for index, finding in (intended or {}).items():
+            apply_intended(results[index], finding, sessions)
         first = results[0]
         per_version = []
         for version in versions:
@@ -27,7 +31,9 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
             )
             per_version.append((version.label, sessions[id(version)], observations))
         findings = collect(per_version, first.configs, first.literals, first.active)
-        mutant_report = run_mutants(versions[0], versions[-1], space, sessions) if mutants else None
+        # the refactoring's last pair (a fix's pair differs on purpose)
+        plain = [p for i, p in enumerate(pairs) if i not in (intended or {})] or pairs
+        mutant_report = run_mutants(*plain[-1], space, sessions) if mutants else None
     finally:
         restore()
     return build(results, findings, mutant_report)

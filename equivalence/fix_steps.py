@@ -1,0 +1,36 @@
+"""Versions for `--steps PATH --fix NAME`: after step 4, the codemod's fixes one at a time,
+each paired with the finding it addresses (its delta must be that finding, see intended.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .steps import CodemodMissing, _link_copy
+
+
+def known_fixes() -> dict[str, str]:
+    """fix name -> finding id, in the order the codemod applies them."""
+    try:
+        from codemods.extract_kv_dtype import FIXES
+    except ImportError as e:
+        raise CodemodMissing(f"--fix needs codemods.extract_kv_dtype.FIXES, which is not importable here ({e})") from None
+    return {name: fix.finding for name, fix in FIXES.items()}
+
+
+def fix_trees(step4: Path, workdir: Path, names: list[str]) -> list[tuple[str, Path, str]]:
+    """[(label, tree, finding id)]: each fix applied to the tree of the previous one."""
+    from codemods.extract_kv_dtype import refactor
+
+    fixes = known_fixes()
+    out, previous = [], step4
+    for name in [n for n in fixes if n in names]:
+        dest = workdir / f"fix-{name}"
+        _link_copy(previous, dest)
+        plan = refactor(dest, None, fixes=[name])
+        for path, text in plan.changes.items():
+            path = Path(path)
+            path.unlink(missing_ok=True)
+            path.write_text(text)
+        out.append((f"+ fix {name}", dest, fixes[name]))
+        previous = dest
+    return out
