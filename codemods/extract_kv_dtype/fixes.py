@@ -46,13 +46,15 @@ class Fix:
     apply: Callable[[str, Path, Style], str]  # target module text -> fixed text
 
 
+# In the order they are applied, whatever order they are asked in: the lookup first, since
+# the fp4 fallback routes more configurations into that lookup (each delta stays its finding).
 FIXES = {f.name: f for f in (
-    Fix("fp4-fallback", "fp4-fallback-not-auto",
-        "Really fall back to 'auto' for fp4_e2m1 when torch lacks float4_e2m1fn_x2",
-        lambda code, path, style: fix_fallback(code, path, FP4, style)),
     Fix("kv-str-lookup", "kv-str-keyerror",
         "Raise a clear ValueError for a KV cache dtype missing from TORCH_DTYPE_TO_KV_CACHE_STR",
         lambda code, path, style: fix_lookup(code, path, LOOKUP, style)),
+    Fix("fp4-fallback", "fp4-fallback-not-auto",
+        "Really fall back to 'auto' for fp4_e2m1 when torch lacks float4_e2m1fn_x2",
+        lambda code, path, style: fix_fallback(code, path, FP4, style)),
 )}
 
 
@@ -78,7 +80,7 @@ def empty_plan(root: Path) -> Plan:
 
 
 def apply_fixes(plan: Plan, names: Sequence[str], style: Style) -> Plan:
-    """Add `names` (in order) to `plan` as steps after step 4; `AlreadyApplied` if none changes anything."""
+    """Add `names` (in FIXES order) to `plan` as steps after step 4; `AlreadyApplied` if none changes anything."""
     unknown = [n for n in names if n not in FIXES]
     if unknown:
         raise BadInput(f"unknown fix {unknown[0]!r}; known: {', '.join(FIXES)}")
@@ -87,7 +89,7 @@ def apply_fixes(plan: Plan, names: Sequence[str], style: Style) -> Plan:
     if text is None:
         raise BadInput(f"fixes apply after step 4, and {RECIPE.target_file} does not exist", target)
     skipped = []
-    for name in dict.fromkeys(names):
+    for name in [n for n in FIXES if n in names]:
         fix = FIXES[name]
         try:
             new = fix.apply(text, target, style)
@@ -106,13 +108,13 @@ def apply_fixes(plan: Plan, names: Sequence[str], style: Style) -> Plan:
 
 
 FIXES_HELP = """
-fixes (--fix NAME, repeatable; applied after step 4, in the order given, one commit each
-with --commit):
+fixes (--fix NAME, repeatable; applied after step 4 in this order, whatever the order
+given, one commit each with --commit):
+  kv-str-lookup  a dtype missing from TORCH_DTYPE_TO_KV_CACHE_STR raises ValueError naming
+                 it and the accepted ones, through a helper kv_cache_dtype_to_str()
   fp4-fallback   fp4_e2m1 on a torch without float4_e2m1fn_x2 really resolves as 'auto'
                  (FP8 from the model's quant config, resolved string recorded); the
                  existing warning, which says so, is kept word for word
-  kv-str-lookup  a dtype missing from TORCH_DTYPE_TO_KV_CACHE_STR raises ValueError naming
-                 it and the accepted ones, through a helper kv_cache_dtype_to_str()
   Without --steps, --fix first runs the steps the tree lacks: on a tree already refactored
   (by this codemod or upstream) it applies only the fixes. With --steps A-B, B must be 4.
   A fix already present is reported ("already applied") and skipped; exit 5 when
