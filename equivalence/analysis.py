@@ -130,23 +130,24 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
     cls = _find_class(tree, runner_file)
     methods = _methods(cls)
     method = methods.get(METHOD)
-    # `configure_kv_cache_dtype = staticmethod(kv_cache_dtype.configure_kv_cache_dtype)`: the
-    # class keeps the name as an alias of the moved function (the call site is unchanged).
-    alias = any(
-        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == METHOD for t in n.targets)
-        for n in cls.body
-    )
     kv_fn = None
     if kv_text is not None:
         kv_fn = _find_function(parse(kv_text, kv_file), METHOD)
     if method is None and kv_fn is None:
+        found = next((f for f in (_find_in_block(fn.body) for fn in methods.values()) if f), None)
+        if found and _uses_kv_module(found):
+            raise AnalysisError(f"{runner_file}:{found[0].lineno}: calls kv_cache_dtype.{METHOD}(...) but the "
+                                f"tree has no {METHOD} in {kv_file} (only a stub could answer)")
         raise AnalysisError(f"{runner_file}:{cls.lineno}: {RUNNER_CLASS} has no method {METHOD}")
     entry, where = _find_call_site(cls, runner_file)
     units = [CodeUnit("entry", "runner", ast.Module(body=entry, type_ignores=[]), runner_file)]
     if method is not None and not _is_static(method) and kv_fn is not None:
         units.append(CodeUnit("wrapper", "runner", method, runner_file))
         units.append(CodeUnit("core", "kv", kv_fn, kv_file))
-    elif kv_fn is not None and (alias or _uses_kv_module(entry)):
+    elif kv_fn is not None and _uses_kv_module(entry):
+        # the codemod's step 2 (and upstream's): no method in the class, the call site calls
+        # kv_cache_dtype.configure_kv_cache_dtype(...) itself; the entry runs for real, with
+        # the runner module's own `kv_cache_dtype` global (checked by the loader).
         units.append(CodeUnit("core", "kv", kv_fn, kv_file))
     elif method is not None:
         units.append(CodeUnit("core", "runner", method, runner_file))

@@ -91,7 +91,7 @@ def load_version(path: Path, label: str | None = None, overrides: dict[str, str]
     scope.armed = True
     for module in modules.values():
         _install_helpers(module)
-    runner_cls = _check_runner_class(modules["runner"], runner_file, modules.get("kv"))
+    runner_cls = _check_runner_class(modules["runner"], runner_file)
     _check_no_stub_needed(shape, modules, runner_file)
     entry = _compile_entry(shape, modules["runner"])
     return Version(label or str(path), root, shape, modules, runner_cls, entry, scope)
@@ -122,15 +122,14 @@ def _install_helpers(module: types.ModuleType) -> None:
                 module.__dict__[name] = HELPERS[(source, name)]
 
 
-def _check_runner_class(module: types.ModuleType, filename: str, kv: types.ModuleType | None) -> type:
+def _check_runner_class(module: types.ModuleType, filename: str) -> type:
     cls = module.__dict__.get(RUNNER_CLASS)
     if not isinstance(cls, type) or cls.__module__ != module.__name__:
         raise LoadError(f"{filename}: {RUNNER_CLASS} is not the class defined in the file ({cls!r})")
     method = cls.__dict__.get(METHOD)
     if method is not None:
         fn = method.__func__ if isinstance(method, staticmethod) else method
-        real = (kv.__dict__.get(METHOD),) if kv is not None else ()
-        if not isinstance(fn, types.FunctionType) or (fn.__code__.co_filename != filename and fn not in real):
+        if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename != filename:
             raise LoadError(f"{filename}: {RUNNER_CLASS}.{METHOD} is not the function from the file ({fn!r})")
     return cls
 

@@ -41,6 +41,9 @@ CASES = {
     "call-not-bare": ("record_call", "        self.configure_kv_cache_dtype()\n",
                       "        x = self.configure_kv_cache_dtype()\n", "not a bare statement"),
     "local-name-clash": ("record_call", AUTO, "        kv_cache_dtype = None\n" + AUTO, "already uses the name"),
+    "module-name-hidden-at-call-site": ("record_call", "        self.configure_kv_cache_dtype()\n",
+                                        "        kv_cache_dtype = 1\n        self.configure_kv_cache_dtype()\n",
+                                        "would hide the module sglang.srt.mem_cache.kv_cache_dtype"),
 }
 
 
@@ -87,3 +90,21 @@ def test_other_files_importing_the_table_are_redirected(tmp_path):
         "from sglang.srt.model_executor.model_runner import ModelRunner\n"
         "from sglang.srt.mem_cache.kv_cache_dtype import TORCH_DTYPE_TO_KV_CACHE_STR\n"
         "\nX = TORCH_DTYPE_TO_KV_CACHE_STR\n")
+
+
+def test_steps_1_2_applied_is_recognised_by_the_call_site(tmp_path):
+    from codemods.extract_kv_dtype import BadInput
+    from tests.codemod_expected import TARGET, expected_files
+
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "record_call", root)
+    for rel, text in expected_files("record_call", 2).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    plan = refactor(root, range(3, 5))
+    assert plan.shape == "partially extracted (steps 1-2 applied)"
+    assert "calls kv_cache_dtype.configure_kv_cache_dtype at line" in plan.messages[0]
+    (root / TARGET).unlink()  # the call site names a module function that is not there
+    with pytest.raises(BadInput, match="does not define configure_kv_cache_dtype") as exc:
+        refactor(root, range(3, 5))
+    assert exc.value.line

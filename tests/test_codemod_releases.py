@@ -11,6 +11,7 @@ import pytest
 
 from codemods.extract_kv_dtype import AlreadyApplied, NoSuchMethod, refactor, write_plan
 from tests.releases import copy_release, release_root
+from tests.wrapper_position import assert_equivalent, assert_same_but_wrapper_position
 
 RUNNER = "sglang/srt/model_executor/model_runner.py"
 TARGET = "sglang/srt/mem_cache/kv_cache_dtype.py"
@@ -114,14 +115,30 @@ def test_second_run_is_already_applied(applied):
         refactor(root)
 
 
-def test_split_run_equals_full_run(applied, tmp_path):
+# Where a split run (`--steps 1-2`, then `--steps 3-4`) puts the wrapper: right after
+# _record_kv_cache_dtype when the class has it (where the method sat), else right after the
+# method holding the call site (0.5.14: initialize; the method sat after mambaish_config).
+SPLIT_AFTER = {"0.5.14": ("initialize", "mambaish_config"),
+               "0.5.15.post1": ("_record_kv_cache_dtype", "_record_kv_cache_dtype")}
+
+
+def test_split_run_equals_full_run_up_to_the_wrappers_place(applied, tmp_path):
     version, _, root, plan = applied
     parts = copy_release(version, tmp_path / "parts")
     write_plan(refactor(parts, range(1, 3)))
     second = refactor(parts, range(3, 5))
-    assert {p.relative_to(parts): t for p, t in second.changes.items()} == {
-        p.relative_to(root): t for p, t in plan.changes.items()} | {}
+    split_after, full_after = SPLIT_AFTER[version]
+    assert any(f"wrapper ModelRunner.configure_kv_cache_dtype placed after ModelRunner.{split_after}" in msg
+               for msg in second.messages), second.messages
+    assert {p.relative_to(parts) for p in second.changes} == {p.relative_to(root) for p in plan.changes}
     assert second.changes[parts / TARGET] == plan.changes[root / TARGET]
+    split, full = second.changes[parts / RUNNER], plan.changes[root / RUNNER]
+    if split_after == full_after:
+        assert split == full
+    else:
+        assert_same_but_wrapper_position(split, full, split_after, full_after)
+        write_plan(second)
+        assert_equivalent(root, parts)
 
 
 def test_new_module_is_formatted_like_sglang(applied):

@@ -15,8 +15,17 @@ import pytest
 
 from codemods.extract_kv_dtype import AlreadyApplied, NoSuchMethod, refactor, write_plan
 from tests.codemod_expected import RUNNER, SHAPES, TARGET, TREES, expected_files
+from tests.wrapper_position import assert_equivalent, assert_same_but_wrapper_position
 
 STEPS = (1, 2, 3, 4)
+# Where the wrapper goes when step 3 runs without step 2 (a rule, see leave_wrapper), and where
+# the method sat in every fixture (so where a run doing steps 2 and 3 together puts it).
+FULL_AFTER = {"instance_log": "get_loader", "server_args_write_log": "get_loader",
+              "server_args_write": "get_loader", "record_call": "_record_kv_cache_dtype",
+              "record_dflash": "_record_kv_cache_dtype"}
+SPLIT_AFTER = {"instance_log": "load_model", "server_args_write_log": "load_model",
+               "server_args_write": "load_model", "record_call": "_record_kv_cache_dtype",
+               "record_dflash": "_record_kv_cache_dtype"}
 
 
 def tree(tmp_path: Path, shape: str) -> Path:
@@ -44,9 +53,41 @@ def test_each_step_gives_the_reviewed_output(tmp_path, shape, step):
             (root / rel).write_text(text)
     plan = refactor(root, range(step, step + 1))
     write_plan(plan)
-    assert texts(root) == expected_files(shape, step)
+    expected = expected_files(shape, step)
+    if step == 3 and SPLIT_AFTER[shape] != FULL_AFTER[shape]:
+        # step 3 on its own does not know where step 2 took the method from (see leave_wrapper)
+        got = texts(root)
+        assert got[TARGET] == expected[TARGET]
+        assert_same_but_wrapper_position(got[RUNNER], expected[RUNNER], SPLIT_AFTER[shape], FULL_AFTER[shape])
+    else:
+        assert texts(root) == expected
     for text in texts(root).values():
         cst.parse_module(text)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_step_2_cuts_the_method_and_calls_the_module_function(shape):
+    runner = expected_files(shape, 2)[RUNNER]
+    assert "def configure_kv_cache_dtype" not in runner and "staticmethod" not in runner
+    assert "self.configure_kv_cache_dtype" not in runner
+    assert runner.count("kv_cache_dtype.configure_kv_cache_dtype(") == 1
+    assert "from sglang.srt.mem_cache import kv_cache_dtype\n" in runner
+    step3 = expected_files(shape, 3)[RUNNER]
+    assert step3.count("self.configure_kv_cache_dtype()") == 1
+    assert step3.count("    def configure_kv_cache_dtype(self):\n") == 1
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_step_3_alone_says_where_the_wrapper_went(tmp_path, shape):
+    root = tree(tmp_path, shape)
+    write_plan(refactor(root, range(1, 3)))
+    plan = refactor(root, range(3, 4))
+    why = "" if SPLIT_AFTER[shape] == "_record_kv_cache_dtype" else ", which holds the call site"
+    assert any(msg.startswith(f"step 3: wrapper ModelRunner.configure_kv_cache_dtype placed after "
+                              f"ModelRunner.{SPLIT_AFTER[shape]}{why} (line ") for msg in plan.messages), plan.messages
+    whole = refactor(tree(tmp_path / "whole", shape), range(1, 4))
+    assert "step 3: wrapper ModelRunner.configure_kv_cache_dtype placed where the method was (line " \
+        in " ".join(whole.messages)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -69,7 +110,13 @@ def test_split_runs_equal_one_run(tmp_path, shape, split):
     for end in (*split, 4):
         write_plan(refactor(parts, range(start, end + 1)))
         start = end + 1
-    assert texts(parts) == texts(whole)
+    if 2 in split and SPLIT_AFTER[shape] != FULL_AFTER[shape]:  # step 3 ran without step 2
+        got, want = texts(parts), texts(whole)
+        assert got[TARGET] == want[TARGET]
+        assert_same_but_wrapper_position(got[RUNNER], want[RUNNER], SPLIT_AFTER[shape], FULL_AFTER[shape])
+        assert_equivalent(whole, parts)
+    else:
+        assert texts(parts) == texts(whole)
 
 
 @pytest.mark.parametrize("fmt", [True, False], ids=["format", "no-format"])

@@ -77,6 +77,38 @@ def test_a_stub_standing_in_for_the_new_module_is_detected(tmp_path):
         load_version(root)
 
 
+def step2_tree(tmp_path: Path, shape: str = "record_call") -> Path:
+    """The codemod's reviewed step-2 output: no method in the class, the call site calls the module."""
+    root = tree(tmp_path, shape)
+    expected = Path(__file__).parent.parent / "fixtures" / "codemod_expected" / shape / "step2"
+    for rel in (RUNNER, KV):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text((expected / rel).read_text())
+    return root
+
+
+def test_step2_call_site_runs_for_real_with_the_versions_own_module(tmp_path):
+    version = load_version(step2_tree(tmp_path))
+    assert "configure_kv_cache_dtype" not in vars(version.runner_cls)
+    assert [u.role for u in version.shape.units] == ["entry", "core"]
+    assert version.core_function() is version.modules["kv"].configure_kv_cache_dtype
+    assert version.modules["runner"].kv_cache_dtype is version.modules["kv"]
+    assert "kv_cache_dtype" in version.shape.globals_read["runner"]  # the entry reads the module global
+
+
+def test_step2_with_a_stub_for_the_new_module_is_refused(tmp_path):
+    root = step2_tree(tmp_path)
+    runner = root / RUNNER
+    runner.write_text(runner.read_text().replace(
+        "from sglang.srt.mem_cache import kv_cache_dtype\n",
+        "from sglang.srt.mem_cache import memory_pool as kv_cache_dtype\n"))
+    with pytest.raises(LoadError, match="kv_cache_dtype"):
+        load_version(root)
+    (root / KV).unlink()
+    with pytest.raises(LoadError, match=r"model_runner.py:\d+: calls kv_cache_dtype.configure_kv_cache_dtype"):
+        load_version(root)
+
+
 def test_wrapper_global_is_bound_to_the_same_versions_real_module():
     a = load_version(FIXTURES / "record_call_after", "a")
     b = load_version(FIXTURES / "record_call_after", "b")

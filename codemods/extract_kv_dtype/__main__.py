@@ -18,9 +18,14 @@ EPILOG = """\
 steps (sglang PR #31147):
   1  make ModelRunner.configure_kv_cache_dtype a keyword-only @staticmethod returning
      (resolved_kv_cache_dtype, kv_cache_dtype); the call site applies the results
-  2  move it and TORCH_DTYPE_TO_KV_CACHE_STR to sglang/srt/mem_cache/kv_cache_dtype.py
-     (the class keeps `configure_kv_cache_dtype = staticmethod(kv_cache_dtype....)`)
-  3  put back a wrapper method; restore the call `self.configure_kv_cache_dtype()`
+  2  move it and TORCH_DTYPE_TO_KV_CACHE_STR to sglang/srt/mem_cache/kv_cache_dtype.py;
+     the method leaves ModelRunner and the call site calls
+     kv_cache_dtype.configure_kv_cache_dtype(...) directly
+  3  put back a wrapper method; restore the call `self.configure_kv_cache_dtype()`.
+     The wrapper goes where the method was when step 2 runs in the same invocation;
+     on a tree where steps 1-2 are done (--steps 3-4) it goes right after
+     ModelRunner._record_kv_cache_dtype if the class has it (where the method sat in
+     every release that has it), else right after the method holding the call site
   4  take server_args_kv_cache_dtype instead of server_args; drop imports only the
      moved code used
 

@@ -1,18 +1,27 @@
 """Step 3: put back an instance method of the same name that calls the moved function.
 
-The call site's unpack-and-record statements move into the wrapper (calling
-`module.function` instead of `self.function`), and the original bare call
-`self.method()` is restored in their place.
+After step 2 the class has no such method and the call site calls the module function
+(`resolved, self.attr = module.name(...)`, then the record `if`). Those statements move into
+the wrapper unchanged, and the original bare call `self.method()` is restored in their place.
+
+Where the wrapper goes:
+- in a run that did step 2 too, exactly where the method was (step 2 hands over the index),
+  so the whole refactoring's diff stays minimal;
+- in a run that starts at step 3 that place is recorded nowhere, so a fixed rule decides:
+  right after the record method (`_record_kv_cache_dtype`) when the class has it - the method
+  sat there in every release that has both - else right after the method holding the call
+  site, else at the end of the class. The step's message says which.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.cstutil import class_members, dotted, top_class
+from codemods.refactoring.cstutil import class_members, top_class
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.formatting import Style, format_statement
 from codemods.refactoring.make_static import find_single_call
@@ -25,13 +34,8 @@ class _TakeCallSite(cst.CSTTransformer):
     def __init__(self, target: cst.SimpleStatementLine, recipe: Recipe, style: Style):
         self.target, self.recipe, self.style = target, recipe, style
         self.taken: list[cst.BaseStatement] = []
-        self.depth = 0
-
-    def visit_IndentedBlock(self, node) -> None:
-        self.depth += 1
 
     def leave_IndentedBlock(self, original, updated):
-        self.depth -= 1
         body = list(updated.body)
         for i, s in enumerate(original.body):
             if s is not self.target:
@@ -50,37 +54,55 @@ class _TakeCallSite(cst.CSTTransformer):
         return updated
 
 
-class _Retarget(cst.CSTTransformer):
-    def __init__(self, old: str, new: str):
-        self.old, self.new = old, new
-
-    def leave_Call(self, original, updated):
-        if dotted(updated.func) == self.old:
-            return updated.with_changes(func=cst.parse_expression(self.new))
-        return updated
+def _member_name(s: cst.CSTNode) -> Optional[str]:
+    return s.name.value if isinstance(s, (cst.FunctionDef, cst.ClassDef)) else None
 
 
-def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style) -> cst.Module:
+def wrapper_position(cls: cst.ClassDef, recipe: Recipe, holder: Optional[cst.CSTNode]) -> tuple[int, str]:
+    """Split run: (index in the class body to insert the wrapper at, why there)."""
+    members = list(cls.body.body)
+    record = recipe.record.method.rpartition(".")[2]
+    found = [i for i, s in enumerate(members) if _member_name(s) == record]
+    if found:
+        return found[-1] + 1, f"after {recipe.class_name}.{record}"
+    for i, s in enumerate(members):
+        if s is holder and _member_name(s):
+            return i + 1, f"after {recipe.class_name}.{_member_name(s)}, which holds the call site"
+    return len(members), f"at the end of {recipe.class_name}"
+
+
+def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style,
+                  hole: Optional[tuple[int, list[cst.EmptyLine]]] = None) -> tuple[cst.Module, str]:
+    """(new module, where the wrapper went). `hole`: where step 2 took the method from, in
+    the same run (index in the class body, blank leading lines)."""
     cls_index, cls = top_class(module, recipe.class_name, path)
-    (index, alias), = class_members(cls, recipe.method_name)
-    callee = f"self.{recipe.method_name}"
+    if class_members(cls, recipe.method_name):
+        raise Refusal(f"{recipe.class_name} already has a member {recipe.method_name}", path)
+    callee = f"{recipe.target_alias}.{recipe.method_name}"
     call, stack, depth = find_single_call(cls, text, path, recipe, callee)
     line = stack[-1] if stack else None
     if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
             and isinstance(line.body[0], cst.Assign) and line.body[0].value is call):
-        raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 1 writes", path)
+        raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 2 writes", path)
+    if hole is None:
+        holder = next((n for n in stack if isinstance(n, cst.FunctionDef)), None)
+        at, where = wrapper_position(cls, recipe, holder)
+        leading = [cst.EmptyLine(indent=False)]
+    else:
+        at, leading = hole
+        where = "where the method was"
     taker = _TakeCallSite(line, recipe, style)
     cls = cls.visit(taker)
-    moved = [s.visit(_Retarget(callee, f"{recipe.target_alias}.{recipe.method_name}")) for s in taker.taken]
+    moved = list(taker.taken)
     moved[0] = moved[0].with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace())
+    members = list(cls.body.body)
     wrapper = cst.FunctionDef(
         name=cst.Name(recipe.method_name),
         params=cst.Parameters(params=[cst.Param(cst.Name("self"))]),
         body=cst.IndentedBlock(body=moved),
-        leading_lines=alias.leading_lines,
+        leading_lines=leading,
     )
     wrapper = format_statement(wrapper, 1, style)
-    members = list(cls.body.body)
-    members[index] = wrapper
+    members.insert(at, wrapper)
     cls = cls.with_changes(body=cls.body.with_changes(body=members))
-    return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:]))
+    return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:])), where

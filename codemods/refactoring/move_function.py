@@ -1,9 +1,12 @@
 """Step 2: cut the static method and its module globals out into a new module.
 
 The new module gets exactly the imports and globals the moved code needs (found by scope
-analysis on the moved code alone). The class keeps a one-line alias
-`name = staticmethod(module.name)` at the method's position, so the tree keeps working
-between steps and step 3 knows where the wrapper goes.
+analysis on the moved code alone). The method is cut out of the class entirely (as
+upstream's step 2 does), and the call site step 1 wrote calls the module function directly:
+`resolved, self.attr = module.name(...)`, still followed by the record. The source module
+imports the target module (`from package import module`), so the tree keeps working between
+steps. `move_function` returns the method's index in the class body: a run that goes on
+to step 3 puts the wrapper back exactly there (see `leave_wrapper`).
 """
 
 from __future__ import annotations
@@ -14,16 +17,13 @@ from pathlib import Path
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.cstutil import class_members, def_line, top_class
+from codemods.refactoring.cstutil import ReplaceStatement, class_members, def_line, plain_names, top_class
 from codemods.refactoring.errors import Refusal
-from codemods.refactoring.formatting import Style, format_module
+from codemods.refactoring.formatting import Style, format_module, format_statement
 from codemods.refactoring.free_names import travelling_code
 from codemods.refactoring.imports import index_bindings, insert_from_import
+from codemods.refactoring.make_static import find_single_call
 from codemods.refactoring.recipe import Recipe
-
-
-def alias_code(recipe: Recipe) -> str:
-    return f"{recipe.method_name} = staticmethod({recipe.target_alias}.{recipe.method_name})\n"
 
 
 def _comments_only(lines) -> list[cst.EmptyLine]:
@@ -35,7 +35,9 @@ def _blank(n: int) -> list[cst.EmptyLine]:
 
 
 def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style
-                  ) -> tuple[cst.Module, str]:
+                  ) -> tuple[cst.Module, str, tuple[int, list[cst.EmptyLine]]]:
+    """(new source module, target module text, (index the method had in the class body,
+    its blank leading lines)): where a run that goes on to step 3 puts the wrapper."""
     cls_index, cls = top_class(module, recipe.class_name, path)
     line = def_line(text, recipe.class_name, recipe.method_name)
     (index, func), = class_members(cls, recipe.method_name)
@@ -66,12 +68,14 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     body.append(function)
     target_code = format_module(cst.Module(body=body).code, style)
 
-    # The source module: drop the moved globals, leave the alias, import the new module.
+    # The source module: drop the moved globals and the method, call the module function at
+    # the call site, import the new module.
     new_body = [s for i, s in enumerate(module.body) if i not in moved_idx]
     members = list(cls.body.body)
-    keep_blank = [ln for ln in func.leading_lines if ln.comment is None]
-    members[index] = cst.parse_statement(alias_code(recipe)).with_changes(leading_lines=keep_blank)
+    hole = (index, [ln for ln in func.leading_lines if ln.comment is None])
+    del members[index]
     new_cls = cls.with_changes(body=cls.body.with_changes(body=members))
+    new_cls = _retarget_call_site(new_cls, text, path, recipe, style)
     new_body[new_body.index(cls)] = new_cls
     new_module = module.with_changes(body=new_body)
     new_module, _ = insert_from_import(new_module, recipe.target_package, alias)
@@ -81,7 +85,32 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         pat = re.compile(rf"\b{re.escape(name)}\b")
         if len(pat.findall(text)) > len(pat.findall(moved_text)):
             new_module, _ = _import_back(new_module, recipe, name)
-    return new_module, target_code
+    return new_module, target_code, hole
+
+
+def _retarget_call_site(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe, style: Style) -> cst.ClassDef:
+    """`resolved, self.attr = self.name(...)` (step 1's call site) -> `... = module.name(...)`."""
+    callee = f"self.{recipe.method_name}"
+    call, stack, depth = find_single_call(cls, text, path, recipe, callee)
+    line = stack[-1] if stack else None
+    where = _call_line(text, callee)
+    if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+            and isinstance(line.body[0], cst.Assign) and line.body[0].value is call):
+        raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 1 writes", path, where)
+    funcs = [n for n in stack if isinstance(n, cst.FunctionDef)]
+    alias = recipe.target_alias
+    if funcs and alias in plain_names(funcs[-1]):
+        raise Refusal(f"{funcs[-1].name.value} already uses the name {alias!r}, which would hide the module "
+                      f"{recipe.target_module} at the call site", path, where)
+    new_call = call.with_changes(func=cst.parse_expression(f"{alias}.{recipe.method_name}"))
+    new_line = line.with_changes(body=[line.body[0].with_changes(value=new_call)])
+    new_line = format_statement(new_line, depth, style)
+    return cls.visit(ReplaceStatement(line, [new_line]))
+
+
+def _call_line(text: str, callee: str):
+    at = re.search(rf"{re.escape(callee)}\s*\(", text)
+    return text.count("\n", 0, at.start()) + 1 if at else None
 
 
 def _import_back(module: cst.Module, recipe: Recipe, name: str):

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from codemods.refactoring.cstutil import parse
+from codemods.refactoring.cstutil import def_line, parse
 from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod
 from codemods.refactoring.formatting import Style
 from codemods.refactoring.importers import redirect_importers
@@ -85,15 +85,20 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
 
     shape = classify(text) if status.done == 0 else f"partially extracted (steps 1-{status.done} applied)"
     plan = Plan(root=root, shape=shape, originals={source: text, target: target_text})
-    plan.messages.append(f"found {source} ({name} at line {status.line})")
+    if status.done == 2:
+        plan.messages.append(f"found {source} ({recipe.class_name} calls {recipe.target_alias}."
+                             f"{recipe.method_name} at line {status.line})")
+    else:
+        plan.messages.append(f"found {source} ({name} at line {status.line})")
     plan.messages.append(f"recognised shape: {shape}")
     current = {source: text, target: target_text}
+    hole = None  # where step 2 took the method from, for step 3 in the same run
     for number in steps:
         changed: dict[Path, str] = {}
         if number == 1:
             module = make_static(module, text, source, recipe, style)
         elif number == 2:
-            module, new_target = move_function(module, text, source, recipe, style)
+            module, new_target, hole = move_function(module, text, source, recipe, style)
             if target_text is not None and target_text != new_target:
                 raise BadInput("target module already present with other content", target)
             changed[target] = new_target
@@ -101,7 +106,7 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
                 plan.originals[p] = old
                 changed[p] = new
         elif number == 3:
-            module = leave_wrapper(module, text, source, recipe, style)
+            module, where = leave_wrapper(module, text, source, recipe, style, hole)
         elif number == 4:
             changed[target] = narrow_function(current[target], target, recipe, style)
             module = narrow_caller(module, source, recipe, style)
@@ -111,5 +116,8 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
         current.update(changed)
         plan.steps.append(StepResult(number, recipe.subjects.get(number, f"step {number}"), changed))
         plan.messages.append(f"step {number}: {recipe.subjects.get(number, '')}")
+        if number == 3:
+            at = def_line(text, recipe.class_name, recipe.method_name)
+            plan.messages.append(f"step 3: wrapper {name} placed {where} (line {at})")
     plan.changes = {p: t for p, t in current.items() if t is not None and t != plan.originals.get(p)}
     return plan

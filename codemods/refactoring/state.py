@@ -1,4 +1,10 @@
-"""Which steps a tree has already been through, read off the class and the target module."""
+"""Which steps a tree has already been through, read off the class and the target module.
+
+0: the instance method; 1: it is a `@staticmethod`; 2: the class has no such method and a
+call site calls the module function (`module.name(...)`); 3: a wrapper calls the module
+function, which still takes the parameter step 4 narrows; 4: it no longer does, or the class
+never had the method and the target module defines the function (upstream's own extraction).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+import re
+
 import libcst as cst
 import libcst.matchers as m
 
 from codemods.refactoring.cstutil import class_members, def_line, dotted, top_class
+from codemods.refactoring.errors import BadInput
 from codemods.refactoring.recipe import Recipe
 
 NOT_FOUND = -1
@@ -25,9 +34,17 @@ def detect(module: cst.Module, text: str, path: Path, target_text: Optional[str]
     _, cls = top_class(module, recipe.class_name, path)
     members = class_members(cls, recipe.method_name)
     line = def_line(text, recipe.class_name, recipe.method_name)
+    defines = bool(target_text) and f"def {recipe.method_name}(" in target_text
     if not members:
-        done = 4 if target_text and f"def {recipe.method_name}(" in target_text else NOT_FOUND
-        return Status(done, line)
+        callee = f"{recipe.target_alias}.{recipe.method_name}"
+        hit = re.search(rf"(?<![\w.]){re.escape(callee)}\s*\(", text)
+        if hit:  # steps 1-2: the call site calls the module function (step 3 checks it exactly)
+            at = text.count("\n", 0, hit.start()) + 1
+            if not defines:
+                raise BadInput(f"{recipe.class_name} calls {callee}(...) but {recipe.target_file} does not "
+                               f"define {recipe.method_name}", path, at)
+            return Status(2 if _takes(target_text, recipe) else 4, at)
+        return Status(4 if defines else NOT_FOUND, line)
     if len(members) > 1:
         return Status(0, line)  # step 1 refuses, naming the second definition
     node = members[0][1]
