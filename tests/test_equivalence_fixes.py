@@ -1,0 +1,126 @@
+"""A fix's pair on real releases: its delta is exactly its finding's configurations, the finding
+goes away, and a fix that changes more (or less) is reported as divergent (exit 1)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from equivalence.cli import main
+from tests.releases import WITH_METHOD, release_root
+
+pytest.importorskip("codemods.extract_kv_dtype")
+from codemods.extract_kv_dtype import refactor, write_plan  # noqa: E402
+
+TARGET = "sglang/srt/mem_cache/kv_cache_dtype.py"
+FP4, KEY = "fp4-fallback-not-auto", "kv-str-keyerror"
+
+
+@pytest.fixture(scope="module", params=WITH_METHOD)
+def fixed_report(request, tmp_path_factory):
+    out = tmp_path_factory.mktemp("fix") / "r.json"
+    code = main(["--steps", str(release_root(request.param)), "--fix", "fp4-fallback",
+                 "--fix", "kv-str-lookup", "--json", str(out)])
+    return code, json.loads(out.read_text())
+
+
+def test_fix_pairs_follow_step_4(fixed_report):
+    code, report = fixed_report
+    assert code == 0 and report["verdict"] == "equivalent"
+    assert [(p["before"], p["after"]) for p in report["pairs"]][3:] == [
+        ("step 3", "step 4"), ("step 4", "+ fix kv-str-lookup"),
+        ("+ fix kv-str-lookup", "+ fix fp4-fallback"), ("original", "step 4")]
+
+
+@pytest.mark.parametrize("index,finding,count", [(4, KEY, 30), (5, FP4, 90)], ids=["kv-str-lookup", "fp4-fallback"])
+def test_delta_is_exactly_the_finding(fixed_report, index, finding, count):
+    pair = fixed_report[1]["pairs"][index]
+    assert pair["intended"] == {"finding": finding, "finding_configs": count, "delta_configs": count,
+                                "equal": True, "outside_finding": 0, "finding_unchanged": 0,
+                                "finding_configs_after": 0}
+    assert pair["divergences"] == []
+    assert [(c["kind"], c["count"]) for c in pair["classified"]] == [("intended-difference", count)]
+
+
+def test_the_same_count_as_the_finding_on_the_original(fixed_report):
+    report = fixed_report[1]
+    fixed = {f["id"]: f for f in report["fixed_findings"]}
+    assert fixed[FP4]["configs"] == report["pairs"][5]["intended"]["finding_configs"] == 90
+    assert fixed[KEY]["configs"] == report["pairs"][4]["intended"]["finding_configs"] == 30
+
+
+def test_findings_disappear_and_keyerror_becomes_a_clear_valueerror(fixed_report):
+    report = fixed_report[1]
+    assert report["findings"] == []
+    fixed = {f["id"]: f for f in report["fixed_findings"]}
+    assert fixed[FP4]["fixed_in"] == "+ fix fp4-fallback" and fixed[FP4]["per_version"]["+ fix fp4-fallback"] == 0
+    assert fixed[FP4]["now"]["kv_cache_dtype"] == "torch.float8_e4m3fn"  # what 'auto' gives
+    assert fixed[FP4]["now"]["recorded"] == ["fp8_e4m3"]
+    assert fixed[KEY]["fixed_in"] == "+ fix kv-str-lookup"
+    now = fixed[KEY]["now"]["exception"]
+    assert now.startswith("ValueError: KV cache dtype torch.float8_e5m2fnuz has no --kv-cache-dtype string")
+    assert "torch.float8_e4m3fn" in now and "torch.bfloat16" in now
+
+
+@pytest.fixture(scope="module")
+def step4(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("s4") / "t"
+    shutil.copytree(release_root("0.5.15.post1"), root)
+    write_plan(refactor(root))
+    return root
+
+
+def variant(step4: Path, tmp_path: Path, fixes: list[str], old: str = "", new: str = "") -> Path:
+    root = tmp_path / "after"
+    shutil.copytree(step4, root)
+    if fixes:
+        write_plan(refactor(root, None, fixes=fixes))
+    target = root / TARGET
+    text = target.read_text()
+    assert old in text
+    target.write_text(text.replace(old, new))
+    return root
+
+
+def check(before: Path, after: Path, finding: str, tmp_path: Path) -> tuple[int, dict]:
+    out = tmp_path / "r.json"
+    code = main([str(before), str(after), "--intended", finding, "--json", str(out)])
+    return code, json.loads(out.read_text())["pairs"][0]
+
+
+def test_over_broad_fix_is_an_unintended_divergence(step4, tmp_path):
+    broad = variant(step4, tmp_path, ["fp4-fallback"],
+                    "kv_cache_dtype = torch.bfloat16", "kv_cache_dtype = torch.float16")
+    code, pair = check(step4, broad, FP4, tmp_path)
+    assert code == 1 and pair["verdict"] == "divergent"
+    assert pair["intended"]["finding_configs"] == 90 and not pair["intended"]["equal"]
+    assert pair["intended"]["outside_finding"] > 0 and pair["intended"]["finding_unchanged"] == 0
+    (div,) = pair["divergences"]
+    assert div["kind"] == "unintended-divergence" and div["example"]["server_args.kv_cache_dtype"] == "bf16"
+    assert (div["before"]["kv_cache_dtype"], div["after"]["kv_cache_dtype"]) == ("torch.bfloat16", "torch.float16")
+
+
+def test_a_fix_that_changes_nothing_is_incomplete(step4, tmp_path):
+    same = variant(step4, tmp_path, [])
+    code, pair = check(step4, same, FP4, tmp_path)
+    assert code == 1
+    assert {d["kind"]: d["count"] for d in pair["divergences"]} == {"fix-incomplete": 90, "finding-still-holds": 90}
+    assert pair["intended"]["delta_configs"] == 0 and not pair["intended"]["equal"]
+
+
+def test_the_right_fix_for_the_wrong_finding_diverges(step4, tmp_path):
+    fixed = variant(step4, tmp_path, ["fp4-fallback"])
+    code, pair = check(step4, fixed, KEY, tmp_path)
+    assert code == 1 and pair["intended"]["delta_configs"] == 90 and pair["intended"]["finding_configs"] == 30
+
+
+@pytest.mark.parametrize("argv", [
+    ["--steps", "X", "--fix", "everything"], ["A", "B", "--fix", "fp4-fallback"],
+    ["A", "B", "--intended", "no-such-finding"], ["--steps", "X", "--intended", FP4],
+], ids=["unknown-fix", "fix-without-steps", "unknown-finding", "intended-with-steps"])
+def test_bad_usage_exits_2(argv, capsys):
+    assert main(argv) == 2
+    assert "usage:" in capsys.readouterr().err
