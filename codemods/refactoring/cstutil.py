@@ -177,3 +177,35 @@ class ReplaceStatement(cst.CSTTransformer):
         if original is self.old:
             return cst.FlattenSentinel(self.new) if len(self.new) != 1 else self.new[0]
         return updated
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node.value)
+
+
+def comments_in(node: cst.CSTNode) -> list[str]:
+    """Every comment inside `node`, in source order."""
+    v = _Comments()
+    node.visit(v)
+    return v.found
+
+
+def carry_lost_comments(original: cst.SimpleStatementLine, new: cst.SimpleStatementLine
+                        ) -> cst.SimpleStatementLine:
+    """`new` (a rewrite of `original`) with the comments the rewrite dropped - say from inside
+    the parentheses of a call that became an assignment - put on their own lines before it."""
+    left = list(comments_in(new))
+    lost = []
+    for c in comments_in(original):
+        if c in left:
+            left.remove(c)
+        else:
+            lost.append(c)
+    if not lost:
+        return new
+    carried = [cst.EmptyLine(comment=cst.Comment(c)) for c in lost]
+    return new.with_changes(leading_lines=[*new.leading_lines, *carried])

@@ -16,6 +16,7 @@ from codemods.refactoring.cstutil import (
     LineMap,
     ReplaceStatement,
     call_lines,
+    carry_lost_comments,
     class_members,
     def_line,
     dotted,
@@ -49,6 +50,8 @@ class _ApplyRewrites(cst.CSTTransformer):
             if isinstance(updated, cst.Expr):  # record call -> assignment of its argument
                 return new.with_changes(value=updated.value.args[0].value, semicolon=updated.semicolon)
             return new
+        if isinstance(original, cst.SimpleStatementLine) and any(s in self.rw.stmts for s in original.body):
+            return carry_lost_comments(original, updated)  # e.g. from inside the record call's parentheses
         return updated
 
 
@@ -162,5 +165,6 @@ def _rewrite_call_site(cls, text, path, recipe, params, record_style, style):
     new = list(cst.parse_module(code).body)
     new[0] = new[0].with_changes(leading_lines=stmt_line.leading_lines,
                                  trailing_whitespace=stmt_line.trailing_whitespace)
+    new[0] = carry_lost_comments(stmt_line, new[0])  # from inside `self.method(  # ...\n)`
     new = [format_statement(s, depth, style) for s in new]
     return cls.visit(ReplaceStatement(stmt_line, new))
