@@ -131,9 +131,11 @@ def markdown(report: dict) -> str:
                 settings = "; ".join(f"_is_hip={s['_is_hip']}, fp8_dtype={s['fp8_dtype']}" for s in f["settings"])
                 reach = "reachable" if f["reachable_with_sglang_values"] else "not reachable"
                 out.append(f"  - only under: {settings} ({reach} with the fp8_dtype values sglang sets)")
+    if report.get("fixed_findings"):
+        out += ["", "### Findings fixed (no longer hold in the last version)"]
     for f in report.get("fixed_findings", []):
-        out += ["", f"- **{f['id']}** fixed in {f['fixed_in']} ({f['configs']} configurations before); "
-                    f"smallest example now: `{json.dumps(f['now'])}`"]
+        out.append(f"- **{f['id']}** fixed in {f['fixed_in']} ({f['configs']} configurations before); "
+                   f"smallest example now: `{json.dumps(f['now'])}`")
     if "mutants" in report:
         m = report["mutants"]
         out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed"]
