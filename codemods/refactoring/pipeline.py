@@ -17,6 +17,7 @@ from codemods.refactoring.cstutil import def_line, parse
 from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod
 from codemods.refactoring.formatting import Style
 from codemods.refactoring.importers import redirect_importers
+from codemods.refactoring.imports import index_bindings
 from codemods.refactoring.leave_wrapper import leave_wrapper
 from codemods.refactoring.make_static import make_static
 from codemods.refactoring.move_function import move_function
@@ -102,7 +103,8 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
             if target_text is not None and target_text != new_target:
                 raise BadInput("target module already present with other content", target)
             changed[target] = new_target
-            for p, (old, new) in redirect_importers(root, recipe, {source, target}, style).items():
+            still_bound = frozenset(recipe.moved_globals) & set(index_bindings(module))
+            for p, (old, new) in redirect_importers(root, recipe, {source, target}, style, still_bound).items():
                 plan.originals[p] = old
                 changed[p] = new
         elif number == 3:
