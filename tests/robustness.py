@@ -1,0 +1,197 @@
+"""Codemod + harness on one variant of the method: the outcome the robustness test checks.
+
+Every variant (tests/variants.py) must end in one of two ways:
+- "equivalent": the codemod (all four steps, in process) produced output, and the harness (in
+  process, original variant tree against that output) says equivalent with full branch
+  coverage in both versions;
+- "refused": the codemod raised `Refusal`, whose message names the runner file, a line inside
+  the method (decorators included) and every construct the variant's edits put there.
+Anything else is "divergent": a harness divergence or an input it does not cover after the
+codemod produced output, a load error, a codemod crash, a refusal that does not say where
+and what.  A cosmetic variant must come out equivalent.
+
+`evaluate_all` runs the variants in worker processes (torch is imported once per worker) so
+that the whole set stays within CI's time budget on two cores.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import multiprocessing
+import os
+import tempfile
+import time
+import tokenize
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.variants import RUNNER, Variant, variants
+
+# The open-ended (hypothesis) part of the configurations, per input set.  The finite part
+# is enumerated exhaustively whatever this is; the harness's own default is 150.
+EXAMPLES = int(os.environ.get("ROBUSTNESS_EXAMPLES", "40"))
+METHOD = "configure_kv_cache_dtype"
+
+EQUIVALENT, REFUSED, DIVERGENT = "equivalent", "refused", "divergent"
+
+# Outcomes evaluated in this session, by variant id (for the terminal summary).
+RESULTS: dict = {}
+
+
+@dataclass
+class Outcome:
+    id: str
+    kind: str  # EQUIVALENT | REFUSED | DIVERGENT
+    detail: str = ""  # why, for a failure message; the refusal text for REFUSED
+    cosmetic: bool = True
+    # comments of the touched files, before and after (a comment may move between files);
+    # only when the codemod produced output
+    comments_before: list[str] = field(default_factory=list)
+    comments_after: list[str] = field(default_factory=list)
+    touched: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def comments_of(text: str) -> list[str]:
+    """Every comment in `text`, as written (tokenize: never mistakes a '#' inside a string)."""
+    return [t.string.strip() for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type == tokenize.COMMENT]
+
+
+def method_lines(source: str) -> set[int]:
+    """Lines of every `ModelRunner.configure_kv_cache_dtype` definition, decorators included."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef) and node.name == "ModelRunner":
+            for fn in node.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == METHOD:
+                    first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
+                    lines |= set(range(first, fn.end_lineno + 1))
+    return lines
+
+
+def check_refusal(variant: Variant, root: Path, error) -> str | None:
+    """None when the refusal names file, a line in the method and each construct; else why not."""
+    message = str(error)
+    runner = root / RUNNER
+    problems = []
+    if error.path is None or Path(error.path).resolve() != runner.resolve() or str(runner) not in message:
+        problems.append(f"does not name {runner}")
+    if not error.line or error.line not in method_lines(variant.source):
+        problems.append(f"line {error.line} is not inside {METHOD}")
+    missing = [c for c in variant.constructs if c not in message]
+    if missing:
+        problems.append(f"does not name {missing}")
+    if not variant.constructs:
+        problems.append("refused a cosmetic variant")
+    return "; ".join(problems) + f" (message: {message})" if problems else None
+
+
+class Evaluator:
+    """Holds the harness state shared by all variants of one process (configurations)."""
+
+    def __init__(self, examples: int = EXAMPLES):
+        from equivalence.pairs import ConfigSpace
+
+        self.space = ConfigSpace(None, examples)
+
+    def evaluate(self, variant: Variant) -> Outcome:
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="robustness-") as work:
+            outcome = self._evaluate(variant, Path(work))
+        outcome.cosmetic = not variant.constructs
+        outcome.seconds = time.perf_counter() - start
+        return outcome
+
+    def _evaluate(self, variant: Variant, work: Path) -> Outcome:
+        from codemods.extract_kv_dtype import Refusal, refactor, write_plan
+        from equivalence.loader import LoadError, load_version
+        from equivalence.observe import install_log_capture
+        from equivalence.pairs import run_pair
+        from equivalence.report import pair_json
+
+        work = work.resolve()
+        before = variant.write(work / "before")
+        after = variant.write(work / "after")
+        try:
+            plan = refactor(after, range(1, 5))
+        except Refusal as e:
+            why = check_refusal(variant, after, e)
+            return Outcome(variant.id, DIVERGENT if why else REFUSED, why or str(e).replace(str(after), "ROOT"))
+        except Exception as e:  # a crash is never an acceptable end
+            return Outcome(variant.id, DIVERGENT, f"codemod crashed: {type(e).__name__}: {e}")
+        comments = {"comments_before": [], "comments_after": [], "touched": []}
+        for path, text in sorted(plan.changes.items()):
+            original = plan.originals.get(path)
+            comments["touched"].append(str(Path(path).relative_to(after)))
+            comments["comments_before"] += comments_of(original) if original is not None else []
+            comments["comments_after"] += comments_of(text)
+        try:
+            write_plan(plan)
+            v_before = load_version(before, "original")
+            v_after = load_version(after, "codemod")
+        except (LoadError, OSError) as e:
+            return Outcome(variant.id, DIVERGENT, f"harness could not load: {e}", **comments)
+        restore = install_log_capture([v_before, v_after])
+        try:
+            result = run_pair(v_before, v_after, self.space, {})
+        finally:
+            restore()
+        report = pair_json(result)
+        problems = []
+        if result.uncovered:
+            problems.append(f"inputs not covered (the codemod should have refused): {result.uncovered}")
+        for d in report["divergences"]:
+            if d["kind"] != "input-not-covered":
+                problems.append(f"{d['kind']} x{d['count']}: {d['example']} before={d['before']} after={d['after']}")
+        for side, cov in report["coverage"].items():
+            if cov["hit"] != cov["branches"] or cov["missed"]:
+                problems.append(f"{side} branch coverage {cov['hit']}/{cov['branches']}, missed {cov['missed']}")
+        if set(report["coverage"]) != {"before", "after"}:
+            problems.append("no branch coverage measured")
+        if problems:
+            return Outcome(variant.id, DIVERGENT, "; ".join(problems), **comments)
+        return Outcome(variant.id, EQUIVALENT, f"{len(result.configs)} configs", **comments)
+
+
+_WORKER: Evaluator | None = None
+_VARIANTS: dict[str, Variant] | None = None
+
+
+def _by_id() -> dict[str, Variant]:
+    global _VARIANTS
+    if _VARIANTS is None:
+        _VARIANTS = {v.id: v for v in variants()}
+    return _VARIANTS
+
+
+def _work(variant_id: str) -> Outcome:
+    global _WORKER
+    if _WORKER is None:
+        _WORKER = Evaluator()
+    return _WORKER.evaluate(_by_id()[variant_id])
+
+
+def workers() -> int:
+    if "ROBUSTNESS_WORKERS" in os.environ:
+        return max(1, int(os.environ["ROBUSTNESS_WORKERS"]))
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
+def evaluate_all(ids: list[str], processes: int | None = None) -> dict[str, Outcome]:
+    """Outcome per variant id; in `processes` spawned workers (1: in this process)."""
+    processes = workers() if processes is None else processes
+    if processes <= 1 or len(ids) <= 1:
+        return {i: _work(i) for i in ids}
+    # spawn, not fork: a forked copy of a process that has imported torch is not safe.
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(processes) as pool:
+        return {o.id: o for o in pool.imap_unordered(_work, ids)}
+
+
+def tally(outcomes: dict[str, Outcome]) -> Counter:
+    counts = Counter(o.kind for o in outcomes.values())
+    return Counter({"variants": len(outcomes), EQUIVALENT: counts[EQUIVALENT], REFUSED: counts[REFUSED],
+                    DIVERGENT: counts[DIVERGENT]})
