@@ -214,7 +214,9 @@ def test_failed_write_leaves_no_temp_file_and_no_new_folder(tmp_path, capsys, mo
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", full)
-    with pytest.raises(OSError):
-        main([str(root)])
+    assert main([str(root)]) == 2
     monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "No space left on device" in err and "restored" in err
+    assert "Traceback" not in err
     assert files(root) == before_files and dirs(root) == before_dirs

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codemods.extract_kv_dtype import RECIPE, refactor, write_plan
 from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP, FixResult
-from codemods.refactoring.errors import EXIT_OK, BadInput, CodemodError
+from codemods.refactoring.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput, CodemodError
 from codemods.refactoring.gitops import check_clean_repo, commit
 from codemods.refactoring.pipeline import locate
 from codemods.refactoring.writer import recover, write_files
@@ -81,6 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     except CodemodError as exc:
         print(f"error: {exc}" if exc.exit_code in (2, 3) else str(exc), file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # the write failed (disk full, I/O error): write_files rolled it back
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}cannot write: {exc.strerror or exc}; the files were restored as they were",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 def _run(args) -> int:
