@@ -209,3 +209,15 @@ def carry_lost_comments(original: cst.SimpleStatementLine, new: cst.SimpleStatem
         return new
     carried = [cst.EmptyLine(comment=cst.Comment(c)) for c in lost]
     return new.with_changes(leading_lines=[*new.leading_lines, *carried])
+
+
+def visit_holder(cls: cst.ClassDef, stack: Sequence[cst.CSTNode], transformer: cst.CSTTransformer) -> cst.ClassDef:
+    """`cls` with `transformer` applied to the class member at the bottom of `stack` (from
+    `CallFinder`) only - a fraction of a large class - or to the whole class if it is not one."""
+    holder = next((n for n in stack if isinstance(n, cst.FunctionDef)), None)
+    members = list(cls.body.body)
+    for i, s in enumerate(members):
+        if s is holder:
+            members[i] = s.visit(transformer)
+            return cls.with_changes(body=cls.body.with_changes(body=members))
+    return cls.visit(transformer)

@@ -21,7 +21,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.cstutil import class_members, top_class
+from codemods.refactoring.cstutil import class_members, top_class, visit_holder
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.formatting import Style, format_statement
 from codemods.refactoring.make_static import find_single_call
@@ -92,7 +92,7 @@ def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         at, leading = hole
         where = "where the method was"
     taker = _TakeCallSite(line, recipe, style)
-    cls = cls.visit(taker)
+    cls = visit_holder(cls, stack, taker)
     moved = list(taker.taken)
     moved[0] = moved[0].with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace())
     members = list(cls.body.body)

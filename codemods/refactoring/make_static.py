@@ -7,6 +7,7 @@ records the resolved value the way the old body did.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import libcst as cst
@@ -22,6 +23,7 @@ from codemods.refactoring.cstutil import (
     dotted,
     plain_names,
     replace_in_class,
+    visit_holder,
     stmt,
     top_class,
 )
@@ -135,10 +137,32 @@ def call_site_block(recipe: Recipe, callee: str, params: list[Read], record_styl
     return code
 
 
+def _member_holding_the_only_call(cls: cst.ClassDef, text: str, name: str):
+    """Fast path, text first: when the file spells `.name(` exactly once, inside a method of the
+    class (found by the nearest class-level `def` above it), that method; else None."""
+    hits = [h.start() for h in re.finditer(rf"\.[\s\\]*{re.escape(name)}[\s\\]*\(", text)]
+    if len(hits) != 1:
+        return None
+    defs = list(re.finditer(r"^    (?:async\s+)?def\s+(\w+)", text[:hits[0]], re.M))
+    if not defs:
+        return None
+    member = defs[-1].group(1)
+    found = [s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == member]
+    return found[0] if len(found) == 1 else None
+
+
 def find_single_call(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe, callee: str):
-    """The one statement `<callee>(...)` in the class: (call, enclosing nodes, depth)."""
+    """The one statement `<callee>(...)` in the class: (call, enclosing nodes, depth).
+
+    The stack starts at the class member holding the call (the class itself is not in it)."""
+    member = _member_holding_the_only_call(cls, text, recipe.method_name)
     finder = CallFinder(recipe.method_name)
-    cls.visit(finder)
+    if member is not None:
+        member.visit(finder)
+        finder.hits = [(c, s, d + 1) for c, s, d in finder.hits]  # + the class body's block
+    if len(finder.hits) != 1:  # not the plain case: search the whole class, exactly
+        finder = CallFinder(recipe.method_name)
+        cls.visit(finder)
     lines = [n for n in call_lines(text, recipe.method_name)]
     if len(finder.hits) != 1:
         raise Refusal(f"expected exactly one call of {recipe.method_name} in {recipe.class_name}, "
@@ -167,4 +191,4 @@ def _rewrite_call_site(cls, text, path, recipe, params, record_style, style):
                                  trailing_whitespace=stmt_line.trailing_whitespace)
     new[0] = carry_lost_comments(stmt_line, new[0])  # from inside `self.method(  # ...\n)`
     new = [format_statement(s, depth, style) for s in new]
-    return cls.visit(ReplaceStatement(stmt_line, new))
+    return visit_holder(cls, stack, ReplaceStatement(stmt_line, new))

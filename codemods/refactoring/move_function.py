@@ -17,7 +17,14 @@ from pathlib import Path
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.cstutil import ReplaceStatement, class_members, def_line, plain_names, top_class
+from codemods.refactoring.cstutil import (
+    ReplaceStatement,
+    class_members,
+    def_line,
+    plain_names,
+    top_class,
+    visit_holder,
+)
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.formatting import Style, format_module, format_statement
 from codemods.refactoring.free_names import travelling_code
@@ -105,7 +112,7 @@ def _retarget_call_site(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe
     new_call = call.with_changes(func=cst.parse_expression(f"{alias}.{recipe.method_name}"))
     new_line = line.with_changes(body=[line.body[0].with_changes(value=new_call)])
     new_line = format_statement(new_line, depth, style)
-    return cls.visit(ReplaceStatement(line, [new_line]))
+    return visit_holder(cls, stack, ReplaceStatement(line, [new_line]))
 
 
 def _call_line(text: str, callee: str):
