@@ -30,8 +30,8 @@ from pathlib import Path
 from tests.variants import RUNNER, Variant, variants
 
 # The open-ended (hypothesis) part of the configurations, per input set.  The finite part
-# is enumerated exhaustively whatever this is; the harness's own default is 150.
-EXAMPLES = int(os.environ.get("ROBUSTNESS_EXAMPLES", "40"))
+# is enumerated exhaustively whatever this is; 150 is the harness default.
+EXAMPLES = int(os.environ.get("ROBUSTNESS_EXAMPLES", "150"))
 METHOD = "configure_kv_cache_dtype"
 
 EQUIVALENT, REFUSED, DIVERGENT = "equivalent", "refused", "divergent"
