@@ -133,3 +133,22 @@ def test_a_divergent_codemod_is_caught(tmp_path, monkeypatch):
     monkeypatch.setattr(api, "refactor", broken)
     outcome = Evaluator(examples=5).evaluate(_variant("record_call:renamed-locals"))
     assert outcome.kind == DIVERGENT and "fp8_e5m2" in outcome.detail
+
+
+def test_an_unmapped_read_passed_through_is_divergent(monkeypatch):
+    """If the codemod let `self.server_args.tp_size` through, the harness cannot vary it: the
+    outcome must be divergent (input not covered), never equivalent."""
+    import codemods.extract_kv_dtype as api
+    from codemods.refactoring.pipeline import Plan
+    from tests.robustness import Evaluator
+    from tests.variants import RUNNER
+
+    def pass_through(root, steps=range(1, 5), **kw):
+        runner = (root / RUNNER).resolve()
+        text = runner.read_text()
+        return Plan(root=root.resolve(), shape="record_call", changes={runner: text + "\n# touched\n"},
+                    originals={runner: text})
+
+    monkeypatch.setattr(api, "refactor", pass_through)
+    outcome = Evaluator(examples=5).evaluate(_variant("record_call:unmapped-self-read"))
+    assert outcome.kind == DIVERGENT and "not covered" in outcome.detail and "tp_size" in outcome.detail
