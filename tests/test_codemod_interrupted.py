@@ -1,9 +1,10 @@
 """Interrupted runs, killed for real, and the bad inputs' "nothing left behind" in full.
 
 A real subprocess runs the command line; a hook injected into *that* process (nothing in the
-codemod is changed for the test) stops it at a chosen point of the write (after the first
-temp file, after the journal, between the two renames, after both renames) by writing a
-marker and sleeping; the test then SIGKILLs it from outside.  After the kill the tree must
+codemod is changed for the test) stops it at a chosen point of the write (journal says
+"writing" but no temp yet, after the first temp file, journal says "renaming" but no rename
+yet, between the two renames, after both renames) by writing a marker and sleeping; the
+test then SIGKILLs it from outside.  After the kill the tree must
 be as before or as after (the only in-between state allowed is a new module that nothing
 imports yet, with the journal that finishes it), and a re-run must complete it and leave no
 temp or journal file.
@@ -32,7 +33,7 @@ SHAPE = "record_dflash"
 HOOK = textwrap.dedent("""
     import os, pathlib, sys, time
     point, marker, root = sys.argv[1], sys.argv[2], sys.argv[3]
-    calls = {"fsync": 0, "replace": 0}
+    renames = []
 
     def stop():
         pathlib.Path(marker).write_text("stopped")
@@ -43,17 +44,20 @@ HOOK = textwrap.dedent("""
 
     def fsync(fd):
         real_fsync(fd)
-        calls["fsync"] += 1
-        if point == "after-first-temp" and calls["fsync"] == 1:
+        name = os.readlink(f"/proc/self/fd/{fd}")
+        if point == "after-first-temp" and name.endswith(%(tmp)r) and %(journal)r not in name:
             stop()
 
     def replace(src, dst):
-        calls["replace"] += 1
-        if point == "after-journal" and calls["replace"] == 1:
-            stop()
-        if point == "between-renames" and calls["replace"] == 2:
-            stop()
+        if pathlib.Path(dst).name != %(journal)r:
+            renames.append(dst)
+            if point == "after-journal" and len(renames) == 1:
+                stop()
+            if point == "between-renames" and len(renames) == 2:
+                stop()
         real_replace(src, dst)
+        if point == "before-temps" and pathlib.Path(dst).name == %(journal)r:
+            stop()
 
     def unlink(self, *a, **k):
         if point == "after-renames" and self.name == %(journal)r:
@@ -63,7 +67,7 @@ HOOK = textwrap.dedent("""
     os.fsync, os.replace, pathlib.Path.unlink = fsync, replace, unlink
     from codemods.extract_kv_dtype.__main__ import main
     sys.exit(main([root]))
-""") % {"journal": JOURNAL}
+""") % {"journal": JOURNAL, "tmp": TMP_SUFFIX}
 
 
 def files(root: Path) -> dict[str, bytes]:
@@ -107,7 +111,7 @@ def run_until_killed(root: Path, point: str, tmp_path: Path) -> None:
     assert proc.returncode == -9
 
 
-@pytest.mark.parametrize("point", ["after-first-temp", "after-journal", "between-renames", "after-renames"])
+@pytest.mark.parametrize("point", ["before-temps", "after-first-temp", "after-journal", "between-renames", "after-renames"])
 def test_killed_run_leaves_before_or_after_and_a_rerun_completes_it(tmp_path, point):
     root = tmp_path / "tree"
     shutil.copytree(TREES / SHAPE, root)
@@ -130,8 +134,10 @@ def test_killed_run_leaves_before_or_after_and_a_rerun_completes_it(tmp_path, po
     res = subprocess.run([sys.executable, "-m", "codemods.extract_kv_dtype", str(root)], cwd=REPO,
                          capture_output=True, text=True)
     assert res.returncode in (0, 5), res.stderr
-    if (point != "after-first-temp"):
-        assert "completed an interrupted run" in res.stdout
+    if point in ("before-temps", "after-first-temp"):
+        assert "rolled back an interrupted run" in res.stdout and res.returncode == 0
+    else:
+        assert "completed an interrupted run" in res.stdout and res.returncode == 5
     assert files(root) == after, f"after a re-run following a kill {point}"
     assert not leftovers(root)
     res = subprocess.run([sys.executable, "-m", "codemods.extract_kv_dtype", str(root)], cwd=REPO,
@@ -220,3 +226,30 @@ def test_failed_write_leaves_no_temp_file_and_no_new_folder(tmp_path, capsys, mo
     assert err.startswith("error: ") and "No space left on device" in err and "restored" in err
     assert "Traceback" not in err
     assert files(root) == before_files and dirs(root) == before_dirs
+
+
+def test_kill_while_writing_leaves_nothing_after_the_next_run_even_a_refused_one(tmp_path, capsys):
+    """Killed while writing temps: the next run rolls back first, whatever it then does."""
+    root = _tree(tmp_path)
+    before_files, before_dirs = files(root), dirs(root)
+    run_until_killed(root, "after-first-temp", tmp_path)
+    assert leftovers(root) and visible(root) == before_files
+    assert main([str(root), "--steps", "3-4"]) == 2  # refused for another reason
+    out = capsys.readouterr()
+    assert "rolled back an interrupted run" in out.out and "run --steps 1-" in out.err
+    assert files(root) == before_files and dirs(root) == before_dirs
+
+
+def test_a_journal_of_the_earlier_format_is_still_completed(tmp_path):
+    import json
+
+    from codemods.refactoring.writer import recover
+
+    root = _tree(tmp_path)
+    target = root / TARGET
+    target.parent.mkdir(parents=True)
+    tmp = target.with_name(f".{target.name}{TMP_SUFFIX}")
+    tmp.write_text("X = 1\n")
+    (root / JOURNAL).write_text(json.dumps([[str(tmp), str(target)]]))
+    assert "completed" in recover(root)
+    assert target.read_text() == "X = 1\n" and not leftovers(root)

@@ -1,10 +1,13 @@
 """Put a plan on disk all-or-nothing.
 
-Every new text is first written to a temp file next to its target; then a journal
-listing the pending renames is written; then the `os.replace` calls run (new files
-first, so that a crash between them leaves an orphan module nothing imports); then
-the journal goes. Any exception restores the originals. A run killed between renames
-leaves the journal: the next run finishes it (`recover`) before doing anything else.
+A journal (written atomically: temp file + rename) says what is in flight. First it says
+"writing", with the temp files and new folders about to be made; then every new text is
+written to a temp file next to its target; then the journal says "renaming"; then the
+`os.replace` calls run (new files first, so that a crash between them leaves an orphan
+module nothing imports); then the journal goes. Any exception restores the originals.
+A run killed part way leaves the journal, and the next run acts on it (`recover`) before
+doing anything else: "writing" is rolled back (temps and new folders removed: the tree is
+as before), "renaming" is finished (the tree is as after).
 """
 
 from __future__ import annotations
@@ -28,14 +31,37 @@ def _tmp(path: Path) -> Path:
 def recover(root: Path) -> Optional[str]:
     """Finish an interrupted write under `root`; returns a message when there was one."""
     journal = root / JOURNAL
+    _tmp(journal).unlink(missing_ok=True)  # a journal update cut short: the old one holds
     if not journal.exists():
         return None
-    pairs = json.loads(journal.read_text())
+    record = json.loads(journal.read_text())
+    if isinstance(record, list):  # journals of earlier versions: renaming
+        record = {"state": "renaming", "pairs": record, "dirs": []}
+    pairs = record["pairs"]
+    if record["state"] == "writing":
+        for tmp, _ in pairs:
+            Path(tmp).unlink(missing_ok=True)
+        for d in reversed(record["dirs"]):
+            try:
+                Path(d).rmdir()
+            except OSError:
+                pass
+        journal.unlink()
+        return f"rolled back an interrupted run ({len(pairs)} file(s) not written)"
     for tmp, target in pairs:
         if Path(tmp).exists():
             os.replace(tmp, target)
     journal.unlink()
     return f"completed an interrupted run ({len(pairs)} file(s))"
+
+
+def _write_journal(journal: Path, state: str, pairs: list, dirs: list) -> None:
+    tmp = _tmp(journal)
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"state": state, "pairs": pairs, "dirs": dirs}))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, journal)
 
 
 def preflight(changes: dict[Path, str]) -> None:
@@ -58,7 +84,17 @@ def write_files(root: Path, changes: dict[Path, str], originals: dict[Path, Opti
     done: list[Path] = []
     journal = root / JOURNAL
     crash_after = int(os.environ.get(CRASH_HOOK, "0") or 0)
+    pairs = [[str(_tmp(p)), str(p)] for p in order]
+    new_dirs: list[Path] = []
+    for path in order:
+        d = path.parent
+        missing = []
+        while not d.exists() and d not in new_dirs:
+            missing.append(d)
+            d = d.parent
+        new_dirs += reversed(missing)
     try:
+        _write_journal(journal, "writing", pairs, [str(d) for d in new_dirs])
         for path in order:
             missing = []
             d = path.parent
@@ -76,7 +112,7 @@ def write_files(root: Path, changes: dict[Path, str], originals: dict[Path, Opti
                 os.fsync(f.fileno())
             if path.exists():
                 os.chmod(tmp, path.stat().st_mode & 0o7777)
-        journal.write_text(json.dumps([[str(_tmp(p)), str(p)] for p in order]))
+        _write_journal(journal, "renaming", pairs, [])
         for path in order:
             os.replace(_tmp(path), path)
             done.append(path)
@@ -93,6 +129,7 @@ def write_files(root: Path, changes: dict[Path, str], originals: dict[Path, Opti
         for tmp in temps:
             tmp.unlink(missing_ok=True)
         journal.unlink(missing_ok=True)
+        _tmp(journal).unlink(missing_ok=True)
         for d in reversed(made_dirs):
             try:
                 d.rmdir()
