@@ -253,3 +253,15 @@ def test_a_journal_of_the_earlier_format_is_still_completed(tmp_path):
     (root / JOURNAL).write_text(json.dumps([[str(tmp), str(target)]]))
     assert "completed" in recover(root)
     assert target.read_text() == "X = 1\n" and not leftovers(root)
+
+
+def test_dry_run_on_an_interrupted_tree_says_so(tmp_path, capsys):
+    """--dry-run does not recover (it writes nothing): it must not misread the half-done tree."""
+    root = _tree(tmp_path)
+    run_until_killed(root, "between-renames", tmp_path)
+    half = files(root)
+    assert main([str(root), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "interrupted run" in err and JOURNAL in err and "without --dry-run" in err
+    assert "other content" not in err
+    assert files(root) == half

@@ -12,7 +12,7 @@ from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP, FixResult
 from codemods.refactoring.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput, CodemodError
 from codemods.refactoring.gitops import check_clean_repo, commit
 from codemods.refactoring.pipeline import locate
-from codemods.refactoring.writer import recover, write_files
+from codemods.refactoring.writer import JOURNAL, recover, write_files
 
 EPILOG = """\
 steps (sglang PR #31147):
@@ -94,6 +94,9 @@ def _run(args) -> int:
         done = recover(root)
         if done:
             print(done)
+    elif (root / JOURNAL).exists():
+        raise BadInput("an interrupted run left its journal here: run once without --dry-run to "
+                       "finish it (or roll it back) first", root / JOURNAL)
     if args.commit and args.dry_run:
         raise BadInput("--commit and --dry-run exclude each other")
     if args.commit:
