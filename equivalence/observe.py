@@ -113,7 +113,8 @@ LOGGER_NAMES: set[str] = set()
 class Observation:
     events: tuple  # ("set", attr, value) | ("server_args", attr, value) | ("record", value) | ("log", level, msg)
     kv_cache_dtype: object  # final self.kv_cache_dtype (ABSENT if never set)
-    resolved: object  # final server_args.kv_cache_dtype / recorded string (last record or write)
+    resolved: object  # the --kv-cache-dtype string after the run: last recorded, else server_args'
+    # value (which is the input itself when nothing was recorded)
     exception: tuple | None  # (type name, message, attribute name for AttributeError)
     state: tuple  # instance + server_args attributes when the run ended (sorted items)
     not_modelled: tuple  # stub or probe names the code touched
@@ -121,7 +122,11 @@ class Observation:
     def summary(self) -> dict:
         return {
             "kv_cache_dtype": _show(self.kv_cache_dtype),
-            "resolved": _show(self.resolved),
+            "recorded": [
+                _show(e[-1])
+                for e in self.events
+                if e[0] == "record" or (e[0] == "server_args" and e[1] == "kv_cache_dtype")
+            ],
             "exception": None if self.exception is None else f"{self.exception[0]}: {self.exception[1]}",
             "events": [[_show(x) for x in e] for e in self.events],
             **({"not_modelled": list(self.not_modelled)} if self.not_modelled else {}),
