@@ -16,12 +16,38 @@ from pathlib import Path
 
 from .loader import LoadError, find_root, load_version
 from .fix_steps import fix_trees, known_fixes
-from .intended import FINDINGS
 from .steps import CodemodMissing, step_trees, temporary_workdir
 
 
+EPILOG = """\
+what it does:
+  Imports the real code of each version side by side (torch real, sglang's other modules
+  stubbed), runs the runner's kv-cache-dtype statement(s) on an instance built without
+  __init__ over every configuration of the inputs the code reads (finite part exhaustively,
+  free text from hypothesis), and compares kv_cache_dtype, the recorded string, the log
+  records, the exception and the instance state. Expected consequences of the extraction are
+  classified, never hidden: deferred-writes (results applied by the caller after the function
+  returns) and eager-read (the wrapper reads a runner attribute the old body read lazily).
+  Findings that hold in both versions but contradict what the code says (fp4-fallback-not-auto,
+  kv-str-keyerror) are reported with their count and smallest configuration.
+
+examples:
+  python -m equivalence --steps ~/sglang --markdown report.md      original->1->2->3->4
+  python -m equivalence --steps ~/sglang --fix fp4-fallback          + the fix's exact delta
+  python -m equivalence before/ after/ --json report.json --mutants
+
+exit codes:
+  0  equivalent (every difference classified)
+  1  divergent (a difference the extraction does not explain, an unintended fix delta, a mutant
+     that survived --mutants)
+  2  could not load a version, an input the configurations do not cover, or bad usage
+"""
+
+
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m equivalence", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m equivalence", description=__doc__.splitlines()[0],
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("trees", nargs="*", type=Path, help="BEFORE AFTER (two sglang trees)")
     parser.add_argument("--steps", type=Path, metavar="PATH", help="run the codemod step by step on PATH and check each pair")
     parser.add_argument("--fix", action="append", default=[], metavar="NAME",
@@ -29,8 +55,8 @@ def parse_args(argv):
                              "its delta to be exactly its finding's configurations")
     parser.add_argument("--intended", metavar="FINDING_ID",
                         help="with BEFORE AFTER: AFTER fixes this finding of BEFORE; any other difference diverges")
-    parser.add_argument("--json", type=Path, metavar="FILE")
-    parser.add_argument("--markdown", type=Path, metavar="FILE")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON (the contract other tools read)")
+    parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the report as Markdown, ready for a PR comment")
     parser.add_argument("--mutants", action="store_true", help="self-check: mutate the after version, count the mutants caught")
     parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (default: derandomized)")
     parser.add_argument("--examples", type=int, default=150, help="hypothesis examples per input set")
@@ -45,18 +71,20 @@ def parse_args(argv):
         unknown = sorted(set(args.fix) - set(known_fixes()))
         if unknown:
             parser.error(f"unknown fix {unknown[0]!r}; known: {', '.join(known_fixes())}")
-    if args.intended and args.intended not in FINDINGS:
-        parser.error(f"unknown finding {args.intended!r}; known: {', '.join(FINDINGS)}")
+    if args.intended:
+        from .intended import FINDINGS  # imports torch: only when --intended is given
+
+        if args.intended not in FINDINGS:
+            parser.error(f"unknown finding {args.intended!r}; known: {', '.join(FINDINGS)}")
     return args
 
 
 def main(argv=None) -> int:
-    from .run import check  # imports torch
-
     try:
         args = parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
+    from .run import check  # imports torch
     try:
         if args.steps:
             with temporary_workdir() as work:
@@ -84,4 +112,9 @@ def main(argv=None) -> int:
     if uncovered:
         print("equivalence: some inputs the code reads are not covered by the configurations", file=sys.stderr)
         return 2
+    mutants = report.get("mutants")
+    if mutants and mutants["killed"] < mutants["total"]:
+        print(f"equivalence: self-check failed: {mutants['total'] - mutants['killed']} mutant(s) survived, "
+              "so this harness cannot be trusted to see such a change", file=sys.stderr)
+        return 1
     return 0 if report["verdict"] == "equivalent" else 1

@@ -114,3 +114,15 @@ def test_dflash_fixture_step_by_step(tmp_path):
     for pair in report["pairs"]:
         for cov in pair["coverage"].values():
             assert cov["missed"] == []
+
+
+def test_a_surviving_mutant_fails_the_run(monkeypatch, capsys):
+    """--mutants is a self-check: if the harness misses a mutant, its 'equivalent' is not trusted."""
+    import equivalence.run as run
+
+    monkeypatch.setattr(run, "run_mutants", lambda *a: {
+        "total": 2, "killed": 1,
+        "survivors": [{"id": "flip", "description": "a flipped comparison", "reason": "no divergence found"}]})
+    code = main([str(FIXTURES / "record_call"), str(FIXTURES / "record_call_after"), "--mutants"])
+    assert code == 1
+    assert "1 mutant(s) survived" in capsys.readouterr().err
