@@ -128,6 +128,8 @@ def quotes_and_wrapping(src: str) -> str:
 
 
 def table_used_elsewhere(src: str) -> str:
+    if "TORCH_DTYPE_TO_KV_CACHE_STR = {" not in src:
+        raise NotApplicable("no table in this shape")
     method = (
         "    def kv_cache_dtype_str(self) -> str:\n"
         "        return TORCH_DTYPE_TO_KV_CACHE_STR.get(self.kv_cache_dtype, \"auto\")\n\n"

@@ -58,6 +58,8 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     moved_idx: list[int] = []
     for name in recipe.moved_globals:
         found = bindings.get(name, [])
+        if not found:  # older releases have no such global (0.5.7-0.5.8.post1: no table)
+            continue
         if len(found) != 1 or found[0].kind != "assign":
             raise Refusal(f"{name} is not bound exactly once by a plain module-level assignment", path)
         moved_idx.append(found[0].index)
