@@ -48,6 +48,9 @@ def fix_lookup(code: str, path: Path, spec: TableLookup, style: Style) -> str:
     func = funcs[0]
     tables = [i for i, s in enumerate(module.body) if m.matches(s, m.SimpleStatementLine(
         body=[m.Assign(targets=[m.AssignTarget(m.Name(spec.table))])]))]
+    if not tables and not m.findall(func, _lookup(spec.table)):
+        raise Refusal(f"{spec.function}: nothing to fix: this module has no {spec.table}, so no "
+                      "lookup can raise KeyError (releases before 0.5.9)", path, line(func))
     if len(tables) != 1:
         raise Refusal(f"{spec.table} is not assigned exactly once at module level", path)
     helpers = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == spec.helper]
