@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .loader import LoadError, find_root, load_version
 from .fix_steps import fix_trees, known_fixes
-from .steps import CodemodMissing, step_trees, temporary_workdir
+from .steps import CodemodFailed, CodemodMissing, step_trees, temporary_workdir
 
 
 EPILOG = """\
@@ -89,7 +89,7 @@ def main(argv=None) -> int:
         if args.steps:
             with temporary_workdir() as work:
                 trees = step_trees(find_root(args.steps), Path(work))
-                fixed = fix_trees(trees[-1][1], Path(work), args.fix) if args.fix else []
+                fixed = fix_trees(trees[-1][1], Path(work), args.fix, trees[0][1]) if args.fix else []
                 versions = [load_version(path, label) for label, path in trees + [t[:2] for t in fixed]]
                 pairs = list(zip(versions, versions[1:])) + [(versions[0], versions[len(trees) - 1])]
                 intended = {len(trees) - 1 + i: finding for i, (_, _, finding) in enumerate(fixed)}
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
             before, after = (load_version(p, str(p)) for p in args.trees)
             intended = {0: args.intended} if args.intended else None
             report = check([before, after], [(before, after)], args.seed, args.examples, args.mutants, intended)
-    except (LoadError, CodemodMissing) as e:
+    except (LoadError, CodemodMissing, CodemodFailed) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2
     from .report import markdown, terminal

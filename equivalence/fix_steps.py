@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .steps import CodemodMissing, _link_copy
+from .steps import CodemodMissing, apply_in_copy
 
 
 def known_fixes() -> dict[str, str]:
@@ -17,20 +17,14 @@ def known_fixes() -> dict[str, str]:
     return {name: fix.finding for name, fix in FIXES.items()}
 
 
-def fix_trees(step4: Path, workdir: Path, names: list[str]) -> list[tuple[str, Path, str]]:
+def fix_trees(step4: Path, workdir: Path, names: list[str], original: Path) -> list[tuple[str, Path, str]]:
     """[(label, tree, finding id)]: each fix applied to the tree of the previous one."""
     from codemods.extract_kv_dtype import refactor
 
     fixes = known_fixes()
     out, previous = [], step4
     for name in [n for n in fixes if n in names]:
-        dest = workdir / f"fix-{name}"
-        _link_copy(previous, dest)
-        plan = refactor(dest, None, fixes=[name])
-        for path, text in plan.changes.items():
-            path = Path(path)
-            path.unlink(missing_ok=True)
-            path.write_text(text)
-        out.append((f"+ fix {name}", dest, fixes[name]))
-        previous = dest
+        previous = apply_in_copy(previous, workdir / f"fix-{name}", original,
+                                 lambda tree: refactor(tree, None, fixes=[name]))
+        out.append((f"+ fix {name}", previous, fixes[name]))
     return out

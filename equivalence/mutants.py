@@ -202,12 +202,15 @@ def mutant_sources(version: Version, mutant: Mutant) -> dict[str, str] | None:
     return {rel: "".join(lines[:start]) + code + "".join(lines[last.end_lineno :])}
 
 
+NOT_APPLICABLE = "not applicable to this version"
+
+
 def load_mutants(after: Version) -> list[tuple[Mutant, Version | None, str | None]]:
     out = []
     for mutant in MUTANTS:
         sources = mutant_sources(after, mutant)
         if sources is None:
-            out.append((mutant, None, "not applicable to this version"))
+            out.append((mutant, None, NOT_APPLICABLE))
             continue
         try:
             out.append((mutant, load_version(after.root, f"{after.label}+{mutant.id}", sources), None))

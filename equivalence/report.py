@@ -92,6 +92,11 @@ def _config_line(example: dict) -> str:
     return ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in example.items())
 
 
+def _not_applicable(mutants: dict) -> str:
+    skipped = mutants.get("not_applicable")
+    return f" ({len(skipped)} not applicable to this shape: {', '.join(skipped)})" if skipped else ""
+
+
 def markdown(report: dict) -> str:
     out = [f"## Equivalence check: **{report['verdict']}**", ""]
     out.append("| before | after | configs | verdict | classified differences | branch coverage (before / after) |")
@@ -138,7 +143,7 @@ def markdown(report: dict) -> str:
                    f"smallest example now: `{json.dumps(f['now'])}`")
     if "mutants" in report:
         m = report["mutants"]
-        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed"]
+        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed" + _not_applicable(m)]
         for s in m["survivors"]:
             out.append(f"- survived: {s['id']} ({s['reason']})")
     return "\n".join(out) + "\n"
@@ -168,6 +173,7 @@ def terminal(report: dict) -> str:
         lines.append(f"fixed {f['id']} in {f['fixed_in']}: was {f['configs']} configs")
     if "mutants" in report:
         m = report["mutants"]
-        lines.append(f"mutants: {m['killed']}/{m['total']} killed" + "".join(f"; survived {s['id']}" for s in m["survivors"]))
+        lines.append(f"mutants: {m['killed']}/{m['total']} killed" + _not_applicable(m)
+                     + "".join(f"; survived {s['id']}" for s in m["survivors"]))
     lines.append(f"verdict: {report['verdict']}")
     return "\n".join(lines)

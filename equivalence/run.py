@@ -5,7 +5,7 @@ from __future__ import annotations
 from .findings import collect
 from .intended import apply_intended
 from .loader import Version
-from .mutants import load_mutants
+from .mutants import NOT_APPLICABLE, load_mutants
 from .observe import install_log_capture
 from .pairs import ConfigSpace, run_pair
 from .report import build
@@ -43,8 +43,12 @@ def run_mutants(before: Version, after: Version, space: ConfigSpace, sessions: d
     loaded = load_mutants(after)
     restore = install_log_capture([v for _, v, _ in loaded if v is not None])
     try:
-        survivors, killed = [], 0
+        survivors, not_applicable, killed = [], [], 0
         for mutant, version, problem in loaded:
+            if problem == NOT_APPLICABLE:
+                # e.g. drop-record on a shape that records nothing: no such change to make
+                not_applicable.append(mutant.id)
+                continue
             if version is None:
                 survivors.append({"id": mutant.id, "description": mutant.description, "reason": problem})
                 continue
@@ -55,4 +59,5 @@ def run_mutants(before: Version, after: Version, space: ConfigSpace, sessions: d
                 survivors.append({"id": mutant.id, "description": mutant.description, "reason": "no divergence found"})
     finally:
         restore()
-    return {"total": len(loaded), "killed": killed, "survivors": survivors}
+    return {"total": len(loaded) - len(not_applicable), "killed": killed, "survivors": survivors,
+            "not_applicable": not_applicable}

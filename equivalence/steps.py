@@ -36,23 +36,35 @@ def _link_copy(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, copy_function=link)
 
 
+class CodemodFailed(Exception):
+    """The codemod refused or found nothing to do on the tree (its message, about the user's tree)."""
+
+
+def apply_in_copy(previous: Path, dest: Path, original: Path, run) -> Path:
+    """Link-copy `previous` to `dest` and write there the changes of `run(dest)` (a codemod plan)."""
+    from codemods.extract_kv_dtype import CodemodError
+
+    _link_copy(previous, dest)
+    try:
+        plan = run(dest)
+    except CodemodError as e:  # name the user's tree, not our temporary copy
+        raise CodemodFailed(str(e).replace(str(dest), str(original))) from None
+    for path, text in plan.changes.items():
+        path = Path(path)
+        path.unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return dest
+
+
 def step_trees(root: Path, workdir: Path) -> list[tuple[str, Path]]:
     """[("original", root), ("step 1", copy), ...]: step k applied to the tree of step k-1."""
     refactor = _refactor()
     trees = [("original", root)]
-    previous = root
     for step in STEPS:
-        dest = workdir / f"step{step}"
-        _link_copy(previous, dest)
-        plan = refactor(dest, range(step, step + 1))
-        for path, text in plan.changes.items():
-            path = Path(path)
-            if path.exists():
-                path.unlink()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+        dest = apply_in_copy(trees[-1][1], workdir / f"step{step}", root,
+                             lambda tree: refactor(tree, range(step, step + 1)))
         trees.append((f"step {step}", dest))
-        previous = dest
     return trees
 
 
