@@ -111,7 +111,7 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
             module, where = leave_wrapper(module, text, source, recipe, style, hole)
         elif number == 4:
             changed[target] = narrow_function(current[target], target, recipe, style)
-            module = narrow_caller(module, source, recipe, style)
+            module = narrow_caller(module, text, source, recipe, style)
             module = tidy_source_imports(module, changed[target], style)
         text = module.code
         changed[source] = text
