@@ -44,6 +44,7 @@ class Shape:
     globals_read: dict[str, set[str]] = field(default_factory=dict)  # module -> global names
     literals: list[str] = field(default_factory=list)
     has_record_method: bool = False
+    trees: dict[str, ast.Module] = field(default_factory=dict)  # "runner" / "kv" -> parsed file
 
 
 def parse(text: str, filename: str) -> ast.Module:
@@ -130,9 +131,11 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
     cls = _find_class(tree, runner_file)
     methods = _methods(cls)
     method = methods.get(METHOD)
+    trees = {"runner": tree}
     kv_fn = None
     if kv_text is not None:
-        kv_fn = _find_function(parse(kv_text, kv_file), METHOD)
+        trees["kv"] = parse(kv_text, kv_file)
+        kv_fn = _find_function(trees["kv"], METHOD)
     if method is None and kv_fn is None:
         found = next((f for f in (_find_in_block(fn.body) for fn in methods.values()) if f), None)
         if found and _uses_kv_module(found):
@@ -153,11 +156,11 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
         units.append(CodeUnit("core", "runner", method, runner_file))
     else:
         raise AnalysisError(f"{runner_file}:{cls.lineno}: {RUNNER_CLASS} has no method {METHOD}")
-    shape = Shape(runner_file, kv_file, entry, where, units)
+    shape = Shape(runner_file, kv_file, entry, where, units, trees=trees)
     shape.has_record_method = "_record_kv_cache_dtype" in methods
     _collect_reads(shape)
     if kv_text is not None and "kv" in shape.globals_read:
-        shape.globals_read["kv"] = fold_helpers(shape.globals_read["kv"], parse(kv_text, kv_file), METHOD)
+        shape.globals_read["kv"] = fold_helpers(shape.globals_read["kv"], trees["kv"], METHOD)
     return shape
 
 

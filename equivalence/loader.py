@@ -18,6 +18,7 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import platform
 from .analysis import METHOD, RUNNER_CLASS, AnalysisError, Shape, analyse
 from .helpers import HELPERS
 from .stubs import PrivateModules, StubScope, is_stub
@@ -26,10 +27,6 @@ RUNNER_PATH = "sglang/srt/model_executor/model_runner.py"
 KV_PATH = "sglang/srt/mem_cache/kv_cache_dtype.py"
 RUNNER_NAME = "sglang.srt.model_executor.model_runner"
 KV_NAME = "sglang.srt.mem_cache.kv_cache_dtype"
-# Globals the harness sets itself per configuration: a stub there is expected after import.
-PLATFORM_GLOBALS = ("_is_hip", "fp8_dtype")
-
-
 class LoadError(Exception):
     """The version cannot be loaded; the message names the file and line."""
 
@@ -142,7 +139,12 @@ def _check_no_stub_needed(shape: Shape, modules: dict, runner_file: str) -> None
             raise LoadError(f"{runner_file}: the code under test needs the {role} module, not in the tree")
         for name in sorted(names):
             value = module.__dict__.get(name)
-            if name in PLATFORM_GLOBALS:
+            if name in platform.PLATFORM_GLOBALS:
+                # set per configuration by the harness: only once bound the sglang way
+                try:
+                    platform.check(module, shape.trees[role], module.__file__, name)
+                except platform.PlatformError as e:
+                    raise LoadError(str(e)) from None
                 continue
             if is_stub(value):
                 stub_name = object.__getattribute__(value, "_name")

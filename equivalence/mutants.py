@@ -3,6 +3,13 @@
 Each mutant rewrites one function of the after version (the decision function, or the
 wrapper / call site) with an AST transform, splices it back into the file text and loads the
 result as a new version.  A mutant is killed when the pair (before, mutant) is divergent.
+
+Module mutants (role "module") rewrite the module-level code of the file holding the decision
+(a platform global dropped or hard-coded).  The harness sets platform globals per
+configuration, so it cannot observe such a change by running; it refuses the version at load
+instead (platform.py: LoadError, exit 2).  For these mutants, and only these, that refusal
+counts as killed (listed under "rejected_at_load" with the message); for every other mutant a
+load failure is a survivor, since it means the mutant was never compared.
 """
 
 from __future__ import annotations
@@ -19,8 +26,14 @@ from .loader import KV_PATH, RUNNER_PATH, LoadError, Version, load_version
 class Mutant:
     id: str
     description: str
-    role: str  # which unit it rewrites: "core" or "caller" (wrapper, else entry statements)
+    role: str  # which unit it rewrites: "core", "caller" (wrapper, else entry statements) or
+    # "module" (the module-level code of the core's file)
     mutate: Callable[[ast.AST], bool]  # mutates in place, returns whether it applied
+
+    @property
+    def rejected_at_load(self) -> bool:
+        """Killed by a LoadError (see the module docstring)."""
+        return self.role == "module"
 
 
 def _first(node, kind, pred):
@@ -143,6 +156,37 @@ def _wrong_model_dtype(fn):
     return bool(n)
 
 
+def _module_statement(tree, pred):
+    return next((s for s in tree.body if pred(s)), None)
+
+
+def _is_hip_binding(s):
+    return isinstance(s, ast.Assign) and [ast.unparse(t) for t in s.targets] == ["_is_hip"]
+
+
+def _drop_is_hip(tree):
+    n = _module_statement(tree, _is_hip_binding)
+    if n:
+        tree.body.remove(n)
+    return bool(n)
+
+
+def _hardcode_is_hip(tree):
+    n = _module_statement(tree, _is_hip_binding)
+    if n:
+        n.value = ast.Constant(True)
+    return bool(n)
+
+
+def _drop_fp8_import(tree):
+    n = _module_statement(tree, lambda s: isinstance(s, ast.ImportFrom) and any(a.name == "fp8_dtype" for a in s.names))
+    if n:
+        n.names = [a for a in n.names if a.name != "fp8_dtype"]
+        if not n.names:
+            tree.body.remove(n)
+    return bool(n)
+
+
 def _replace(root, old, new):
     for parent in ast.walk(root):
         for fname, value in ast.iter_fields(parent):
@@ -168,12 +212,15 @@ MUTANTS = [
     Mutant("drop-record", "the resolved string is not recorded", "caller", _drop_record),
     Mutant("reorder-effects", "kv_cache_dtype is assigned after the record, not before", "caller", _reorder_effects),
     Mutant("wrong-model-dtype", "the wrapper passes bfloat16 as model_dtype", "caller", _wrong_model_dtype),
+    Mutant("drop-is-hip", "the module no longer binds _is_hip (NameError in sglang)", "module", _drop_is_hip),
+    Mutant("drop-fp8-dtype", "the module no longer imports fp8_dtype (NameError in sglang)", "module", _drop_fp8_import),
+    Mutant("hardcode-is-hip", "the module sets _is_hip = True instead of is_hip()", "module", _hardcode_is_hip),
 ]
 
 
 def _unit(version: Version, role: str):
     units = {u.role: u for u in version.shape.units}
-    if role == "core":
+    if role in ("core", "module"):
         return units["core"]
     return units.get("wrapper") or units["entry"]
 
@@ -183,6 +230,9 @@ def mutant_sources(version: Version, mutant: Mutant) -> dict[str, str] | None:
     unit = _unit(version, mutant.role)
     rel = KV_PATH if unit.module == "kv" else RUNNER_PATH
     text = (version.root / rel).read_text()
+    if mutant.role == "module":
+        tree = ast.parse(text)
+        return {rel: ast.unparse(tree) + "\n"} if mutant.mutate(tree) else None
     lines = text.splitlines(keepends=True)
     if unit.role == "entry":
         stmts = unit.node.body

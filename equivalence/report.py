@@ -94,7 +94,9 @@ def _config_line(example: dict) -> str:
 
 def _not_applicable(mutants: dict) -> str:
     skipped = mutants.get("not_applicable")
-    return f" ({len(skipped)} not applicable to this shape: {', '.join(skipped)})" if skipped else ""
+    rejected = [r["id"] for r in mutants.get("rejected_at_load", [])]
+    out = f", {len(rejected)} of them refused at load: {', '.join(rejected)}" if rejected else ""
+    return out + (f" ({len(skipped)} not applicable to this shape: {', '.join(skipped)})" if skipped else "")
 
 
 def markdown(report: dict) -> str:

@@ -43,11 +43,16 @@ def run_mutants(before: Version, after: Version, space: ConfigSpace, sessions: d
     loaded = load_mutants(after)
     restore = install_log_capture([v for _, v, _ in loaded if v is not None])
     try:
-        survivors, not_applicable, killed = [], [], 0
+        survivors, not_applicable, rejected, killed = [], [], [], 0
         for mutant, version, problem in loaded:
             if problem == NOT_APPLICABLE:
                 # e.g. drop-record on a shape that records nothing: no such change to make
                 not_applicable.append(mutant.id)
+                continue
+            if version is None and mutant.rejected_at_load:
+                # a platform global not bound the sglang way: refused at load (exit 2), see mutants.py
+                killed += 1
+                rejected.append({"id": mutant.id, "message": problem})
                 continue
             if version is None:
                 survivors.append({"id": mutant.id, "description": mutant.description, "reason": problem})
@@ -60,4 +65,4 @@ def run_mutants(before: Version, after: Version, space: ConfigSpace, sessions: d
     finally:
         restore()
     return {"total": len(loaded) - len(not_applicable), "killed": killed, "survivors": survivors,
-            "not_applicable": not_applicable}
+            "not_applicable": not_applicable, "rejected_at_load": rejected}
