@@ -20,6 +20,8 @@ EXPLAIN = {
     "unintended-divergence": "the fix changes behaviour outside the configurations its finding named",
     "fix-incomplete": "the finding named this configuration, but the fix left its behaviour unchanged",
     "finding-still-holds": "after the fix the finding still holds here",
+    "fix-not-as-specified": "the fix changes behaviour here, but not into what its finding asks for (for "
+    "kv-str-keyerror: a ValueError naming the dtype and the accepted ones)",
 }
 
 
@@ -80,7 +82,9 @@ def build(pairs: list[PairResult], findings: list[Finding], mutants: dict | None
         "pairs": [pair_json(p) for p in pairs],
         "findings": [finding_json(f) for f in findings if not f.fixed_in],
     }
-    fixed = [{**finding_json(f), "fixed_in": f.fixed_in, "now": f.now} for f in findings if f.fixed_in]
+    wrong = {p.intended["finding"] for p in pairs if p.intended and p.intended.get("not_as_specified")}
+    fixed = [{**finding_json(f), "fixed_in": f.fixed_in, "now": f.now, "fix_as_specified": f.id not in wrong}
+             for f in findings if f.fixed_in]
     if fixed:
         report["fixed_findings"] = fixed
     if mutants is not None:
@@ -142,7 +146,8 @@ def markdown(report: dict) -> str:
         out += ["", "### Findings fixed (no longer hold in the last version)"]
     for f in report.get("fixed_findings", []):
         out.append(f"- **{f['id']}** fixed in {f['fixed_in']} ({f['configs']} configurations before); "
-                   f"smallest example now: `{json.dumps(f['now'])}`")
+                   f"smallest example now: `{json.dumps(f['now'])}`"
+                   + ("" if f["fix_as_specified"] else " — **not** the fix the finding asks for"))
     if "mutants" in report:
         m = report["mutants"]
         out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed" + _not_applicable(m)]
@@ -154,6 +159,8 @@ def markdown(report: dict) -> str:
 def _intended_line(i: dict) -> str:
     verdict = "equal" if i["equal"] else (
         f"NOT equal: {i['outside_finding']} outside the finding, {i['finding_unchanged']} of it unchanged")
+    if i.get("not_as_specified"):
+        verdict += f"; NOT the fix asked for in {i['not_as_specified']}"
     still = f"; finding still holds in {i['finding_configs_after']}" if i["finding_configs_after"] else ""
     return (f"intended difference for {i['finding']}: delta {i['delta_configs']} configs, "
             f"finding {i['finding_configs']} configs: {verdict}{still}")
@@ -172,7 +179,8 @@ def terminal(report: dict) -> str:
     for f in report["findings"]:
         lines.append(f"finding {f['id']}: {f['configs']} configs, e.g. {_config_line(f['example'])}")
     for f in report.get("fixed_findings", []):
-        lines.append(f"fixed {f['id']} in {f['fixed_in']}: was {f['configs']} configs")
+        lines.append(f"fixed {f['id']} in {f['fixed_in']}: was {f['configs']} configs"
+                     + ("" if f["fix_as_specified"] else " (but NOT as the finding asks: fix-not-as-specified)"))
     if "mutants" in report:
         m = report["mutants"]
         lines.append(f"mutants: {m['killed']}/{m['total']} killed" + _not_applicable(m)

@@ -39,8 +39,8 @@ def test_fix_pairs_follow_step_4(fixed_report):
 def test_delta_is_exactly_the_finding(fixed_report, index, finding, count):
     pair = fixed_report[1]["pairs"][index]
     assert pair["intended"] == {"finding": finding, "finding_configs": count, "delta_configs": count,
-                                "equal": True, "outside_finding": 0, "finding_unchanged": 0,
-                                "finding_configs_after": 0}
+                                "equal": True, "not_as_specified": 0, "outside_finding": 0,
+                                "finding_unchanged": 0, "finding_configs_after": 0}
     assert pair["divergences"] == []
     assert [(c["kind"], c["count"]) for c in pair["classified"]] == [("intended-difference", count)]
 
@@ -115,6 +115,30 @@ def test_the_right_fix_for_the_wrong_finding_diverges(step4, tmp_path):
     fixed = variant(step4, tmp_path, ["fp4-fallback"])
     code, pair = check(step4, fixed, KEY, tmp_path)
     assert code == 1 and pair["intended"]["delta_configs"] == 90 and pair["intended"]["finding_configs"] == 30
+
+
+@pytest.mark.parametrize("old,new", [
+    ("TORCH_DTYPE_TO_KV_CACHE_STR[kv_cache_dtype]", "TORCH_DTYPE_TO_KV_CACHE_STR.get(kv_cache_dtype)"),
+    ("TORCH_DTYPE_TO_KV_CACHE_STR[kv_cache_dtype]", "TORCH_DTYPE_TO_KV_CACHE_STR.get(kv_cache_dtype, 'fp8_e4m3')"),
+    ("TORCH_DTYPE_TO_KV_CACHE_STR[kv_cache_dtype]",
+     "(TORCH_DTYPE_TO_KV_CACHE_STR[kv_cache_dtype] if kv_cache_dtype in TORCH_DTYPE_TO_KV_CACHE_STR "
+     "else (_ for _ in ()).throw(ValueError(f'no string for {kv_cache_dtype}')))"),
+    ("TORCH_DTYPE_TO_KV_CACHE_STR[kv_cache_dtype]",
+     "(TORCH_DTYPE_TO_KV_CACHE_STR[kv_cache_dtype] if kv_cache_dtype in TORCH_DTYPE_TO_KV_CACHE_STR "
+     "else (_ for _ in ()).throw(RuntimeError(f'{kv_cache_dtype} not in {list(TORCH_DTYPE_TO_KV_CACHE_STR)}')))"),
+], ids=["get-records-nothing", "get-default", "valueerror-without-accepted", "runtimeerror"])
+def test_a_lookup_fix_that_is_not_a_clear_valueerror_diverges(step4, tmp_path, old, new):
+    wrong = variant(step4, tmp_path, [], old, new)
+    code, pair = check(step4, wrong, KEY, tmp_path)
+    assert code == 1 and pair["verdict"] == "divergent"
+    assert pair["intended"]["not_as_specified"] == 30
+    assert {d["kind"]: d["count"] for d in pair["divergences"]} == {"fix-not-as-specified": 30}
+
+
+def test_the_lookup_fix_names_the_dtype_and_the_accepted_ones(step4, tmp_path):
+    fixed = variant(step4, tmp_path, ["kv-str-lookup"])
+    code, pair = check(step4, fixed, KEY, tmp_path)
+    assert code == 0 and pair["intended"]["equal"] and pair["intended"]["not_as_specified"] == 0
 
 
 @pytest.mark.parametrize("argv", [
