@@ -44,6 +44,34 @@ CASES = {
     "module-name-hidden-at-call-site": ("record_call", "        self.configure_kv_cache_dtype()\n",
                                         "        kv_cache_dtype = 1\n        self.configure_kv_cache_dtype()\n",
                                         "would hide the module sglang.srt.mem_cache.kv_cache_dtype"),
+    # the call site records once, after writing the result, and only a value that is not None
+    "record-may-be-none": ("record_call", "TORCH_DTYPE_TO_KV_CACHE_STR[self.kv_cache_dtype]",
+                           "TORCH_DTYPE_TO_KV_CACHE_STR.get(self.kv_cache_dtype)", "with a value that may be None"),
+    "record-twice": ("record_call", "                    TORCH_DTYPE_TO_KV_CACHE_STR[self.kv_cache_dtype]\n                )\n",
+                     "                    TORCH_DTYPE_TO_KV_CACHE_STR[self.kv_cache_dtype]\n                )\n"
+                     '                self._record_kv_cache_dtype("fp8")\n', "a second record of the resolved value"),
+    "record-before-write": ("record_call", "                self.kv_cache_dtype = fp8_dtype if _is_hip else torch.float8_e4m3fn\n"
+                            "                self._record_kv_cache_dtype(\n                    TORCH_DTYPE_TO_KV_CACHE_STR[self.kv_cache_dtype]\n",
+                            "                self._record_kv_cache_dtype(\n                    'fp8_e4m3'\n                )\n"
+                            "                self.kv_cache_dtype = fp8_dtype if _is_hip else torch.float8_e4m3fn\n"
+                            "                print(\n                    TORCH_DTYPE_TO_KV_CACHE_STR[self.kv_cache_dtype]\n",
+                            "write to self.kv_cache_dtype after a record of the resolved value that may come before"),
+    "server-args-record-before-write": (
+        "server_args_write", "                    self.kv_cache_dtype = torch.float8_e4m3fn\n",
+        '                    self.server_args.kv_cache_dtype = "fp8_e4m3"\n'
+        "                    self.kv_cache_dtype = torch.float8_e4m3fn\n",
+        "write to self.kv_cache_dtype after a record of the resolved value that may come before"),
+    "server-args-record-none": ("server_args_write", "                    self.server_args.kv_cache_dtype = TORCH_",
+                                "                    self.server_args.kv_cache_dtype = None and TORCH_",
+                                "write to self.server_args.kv_cache_dtype with a value that may be None"),
+    "table-mutated": ("record_call", "    def profile_max_num_token",
+                      "    def patch(self):\n        TORCH_DTYPE_TO_KV_CACHE_STR[torch.int8] = None\n\n"
+                      "    def profile_max_num_token", "with a value that may be None"),
+    # DFLASH overrides the result after the record: fine only while the record cannot see it
+    "record-method-reads-result": ("record_dflash", "        self.server_args.kv_cache_dtype = resolved\n",
+                                   "        self.server_args.kv_cache_dtype = resolved\n"
+                                   "        print(self.kv_cache_dtype)\n",
+                                   "_record_kv_cache_dtype may read self.kv_cache_dtype"),
 }
 
 

@@ -4,6 +4,11 @@ Walks the if/elif/else tree in order, tracking which result locals are assigned 
 every path (`definite`) and on some path (`possible`); `raise` ends a path. The
 outcome is a set of node replacements for `make_static`, or a `Refusal` naming the
 construct that the tuple-returning rewrite could not carry.
+
+The call site writes the result, then records the resolved value if it is not None. So a
+record is refused when the path may have recorded already, when its value may be None
+(`not_none`), and when a result write follows it on a path where the result was not yet
+written (or the record method may read the result: `make_static._record_blind`).
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ import libcst.matchers as m
 
 from codemods.refactoring.cstutil import dotted
 from codemods.refactoring.errors import Refusal
+from codemods.refactoring.not_none import is_not_none
 from codemods.refactoring.recipe import Read, Recipe
 
 State = Optional[tuple[frozenset, frozenset]]  # (definite, possible); None = path ended
+# In `possible`: a record may have come before the result was written on every path to it.
+EARLY_RECORD = "<record before the result is written>"
 
 
 @dataclass
@@ -32,8 +40,11 @@ class Rewrites:
 
 
 class Analysis:
-    def __init__(self, recipe: Recipe, path: Path, line_of: Callable[[cst.CSTNode], Optional[int]]):
+    def __init__(self, recipe: Recipe, path: Path, line_of: Callable[[cst.CSTNode], Optional[int]],
+                 tables: frozenset[str] = frozenset(), record_blind: bool = False):
         self.recipe = recipe
+        self.tables = tables  # module tables whose values are all strings (see not_none)
+        self.record_blind = record_blind  # the record method cannot see the result attribute
         self.path = path
         self.line_of = line_of
         self.reads: dict[str, Read] = {r.source: r for r in recipe.reads}
@@ -117,20 +128,30 @@ class Analysis:
                 local = res.local if target == res.attribute else rec.local
                 if target == rec.attribute:
                     self._style("attribute", s)
+                    self._record(s, s.value, state, f"write to {rec.attribute}")
+                elif EARLY_RECORD in state[1]:
+                    raise self.refuse(s, f"write to {res.attribute} after a record of the resolved value that "
+                                         f"may come before its first write on this path: the call site "
+                                         f"writes {res.attribute} first, then records")
+                elif rec.local in state[1] and self.out.record_style == "method" and not self.record_blind:
+                    raise self.refuse(s, f"write to {res.attribute} after the resolved value may have been "
+                                         f"recorded, and {rec.method} may read {res.attribute}: the call site "
+                                         f"records after the last write")
                 self.out.stmts[s] = s.with_changes(
                     targets=[s.targets[0].with_changes(target=cst.Name(local))]
                 )
-                return state[0] | {local}, state[1] | {local}
+                return self._assigned(local, state)
         if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and dotted(s.value.func) == rec.method:
             call = s.value
             if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
                 raise self.refuse(s, f"{rec.method}(...) called with other than one positional argument")
             self.check(call.args[0].value, state)
             self._style("method", s)
+            self._record(s, call.args[0].value, state, f"call of {rec.method}(...)")
             self.out.stmts[s] = cst.Assign(
                 targets=[cst.AssignTarget(cst.Name(rec.local))], value=call.args[0].value
             )
-            return state[0] | {rec.local}, state[1] | {rec.local}
+            return self._assigned(rec.local, state)
         targets = []
         if isinstance(s, cst.Assign):
             targets = [t.target for t in s.targets]
@@ -145,6 +166,21 @@ class Analysis:
                     raise self.refuse(s, f"write to {d}, which the recipe does not map")
         self.check(s, state)
         return state
+
+    def _assigned(self, local: str, state: State) -> State:
+        early = {EARLY_RECORD} if local == self.recipe.record.local and self.recipe.result.local not in state[0] \
+            else set()
+        return state[0] | {local}, state[1] | {local} | early
+
+    def _record(self, s: cst.CSTNode, value: cst.BaseExpression, state: State, what: str) -> None:
+        """A record keeps its meaning at the call site only once per path and when never None."""
+        if self.recipe.record.local in state[1]:
+            raise self.refuse(s, f"a second record of the resolved value ({what}) on a path that may have "
+                                 f"recorded it already: the call site records once")
+        if not is_not_none(value, self.tables):
+            raise self.refuse(s, f"{what} with a value that may be None: the call site records only a value "
+                                 f"that is not None (record a string literal or a subscript of "
+                                 f"{' or '.join(sorted(self.tables)) or 'a table of strings'})")
 
     def _style(self, style: str, node: cst.CSTNode) -> None:
         if self.out.record_style not in (None, style):

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import libcst as cst
+import libcst.matchers as m
 
 from codemods.refactoring.cstutil import (
     CallFinder,
@@ -30,6 +31,7 @@ from codemods.refactoring.cstutil import (
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.flow import Analysis, Rewrites
 from codemods.refactoring.formatting import Style, format_statement
+from codemods.refactoring.not_none import tables_of_strings
 from codemods.refactoring.recipe import Read, Recipe
 
 
@@ -87,7 +89,8 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
 
     rec, res = recipe.record, recipe.result
     line_of = LineMap(func, line)
-    rewrites = Analysis(recipe, path, line_of).run(func.body)
+    tables = tables_of_strings(module, text, recipe.moved_globals)
+    rewrites = Analysis(recipe, path, line_of, tables, _record_blind(cls, recipe)).run(func.body)
     params = keyword_params(rewrites.used_reads)
     clash = plain_names(func.body) & ({rec.local, res.local} | {r.param for r in params})
     if clash:
@@ -118,6 +121,21 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
     cls = cls.with_changes(body=cls.body.with_changes(body=members_body))
     cls = _rewrite_call_site(cls, text, path, recipe, params, rewrites.record_style, style)
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1 :]))
+
+
+def _record_blind(cls: cst.ClassDef, recipe: Recipe) -> bool:
+    """Whether the class's record method provably cannot see the result attribute: it uses `self`
+    only through `self.<first attribute of the record attribute>` (`self.server_args...`), so when
+    the caller writes the result relative to the record makes no difference to it."""
+    name = recipe.record.method.rpartition(".")[2]
+    found = class_members(cls, name)
+    if len(found) != 1 or not isinstance(found[0][1], cst.FunctionDef):
+        return False
+    func = found[0][1]
+    allowed = ".".join(recipe.record.attribute.split(".")[:2])  # self.server_args
+    selfs = [n for n in m.findall(func.body, m.Name("self"))]
+    chains = [d for a in m.findall(func.body, m.Attribute(value=m.Name("self"))) if (d := dotted(a))]
+    return len(chains) == len(selfs) and all(d == allowed for d in chains)
 
 
 def _is_docstring(s: cst.CSTNode) -> bool:
