@@ -12,7 +12,9 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
+from .literals import literal_globals, string_literals
 from .module_helpers import fold_helpers
+from .platform import PLATFORM_GLOBALS
 
 METHOD = "configure_kv_cache_dtype"
 RUNNER_CLASS = "ModelRunner"
@@ -159,6 +161,9 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
     shape = Shape(runner_file, kv_file, entry, where, units, trees=trees)
     shape.has_record_method = "_record_kv_cache_dtype" in methods
     _collect_reads(shape)
+    for module, names in shape.globals_read.items():
+        # constants of the source are code, not inputs (platform globals: checked by the loader)
+        names -= set(literal_globals(trees.get(module))) - set(PLATFORM_GLOBALS)
     if kv_text is not None and "kv" in shape.globals_read:
         shape.globals_read["kv"] = fold_helpers(shape.globals_read["kv"], trees["kv"], METHOD)
     return shape
@@ -241,7 +246,6 @@ def _call_kwargs(units: list[CodeUnit]) -> dict[str, str]:
 
 def _collect_reads(shape: Shape) -> None:
     kwargs = _call_kwargs(shape.units)
-    literals: list[str] = []
     for unit in shape.units:
         fn = unit.node
         if isinstance(fn, ast.FunctionDef):
@@ -264,13 +268,10 @@ def _collect_reads(shape: Shape) -> None:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local_names:
                 if not hasattr(builtins, n.id):
                     shape.globals_read.setdefault(unit.module, set()).add(n.id)
-            if isinstance(n, ast.Compare) and unit.role == "core":
-                for c in ast.walk(n):
-                    if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value not in literals:
-                        literals.append(c.value)
         # `self.a.b` reads `a` too; keep only the outermost two levels
         reads = {".".join(r.split(".")[:2]) for r in reads} | {r.split(".")[0] for r in reads}
         shape.self_reads |= reads
         if unit.role != "core":
             shape.eager_self_reads |= reads
-    shape.literals = literals
+        else:
+            shape.literals = string_literals([fn], shape.trees.get(unit.module), _skip_annotations)

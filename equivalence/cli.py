@@ -40,7 +40,9 @@ exit codes:
   0  equivalent (every difference classified)
   1  divergent (a difference the extraction does not explain, an unintended fix delta, a mutant
      that survived --mutants)
-  2  could not load a version, an input the configurations do not cover, or bad usage
+  2  inconclusive: no divergence, but a branch of either version was never run (verdict
+     "inconclusive") or an input the configurations do not cover; could not load a version
+     (a platform global not bound the sglang way included); bad usage
 """
 
 
@@ -111,6 +113,10 @@ def main(argv=None) -> int:
     uncovered = any(d["kind"] == "input-not-covered" for p in report["pairs"] for d in p["divergences"])
     if uncovered:
         print("equivalence: some inputs the code reads are not covered by the configurations", file=sys.stderr)
+        return 2
+    if report["verdict"] == "inconclusive":
+        print("equivalence: inconclusive: some branches were never run by the configurations, so a "
+              "difference there would not have been seen", file=sys.stderr)
         return 2
     mutants = report.get("mutants")
     if mutants and mutants["killed"] < mutants["total"]:

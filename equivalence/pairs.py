@@ -36,6 +36,16 @@ class PairResult:
     def divergent(self) -> bool:
         return bool(self.uncovered) or any(k not in CLASSIFIED for k in self.differences)
 
+    @property
+    def verdict(self) -> str:
+        """"inconclusive": no divergence, but a branch of either version was never run, so the
+        configurations may have missed a difference there."""
+        if self.divergent:
+            return "divergent"
+        if any(not c.complete for c in self.coverage.values()):
+            return "inconclusive"
+        return "equivalent"
+
     def smallest(self, kind: str) -> Config:
         return min(self.differences[kind].configs, key=lambda c: size_key(c, self.literals))
 

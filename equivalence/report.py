@@ -25,6 +25,15 @@ EXPLAIN = {
 }
 
 
+def overall(verdicts: list[str]) -> str:
+    """divergent if any pair is; else inconclusive if any pair is (a branch never run); else
+    equivalent.  "inconclusive" appears only when branch coverage is incomplete."""
+    for verdict in ("divergent", "inconclusive"):
+        if verdict in verdicts:
+            return verdict
+    return "equivalent"
+
+
 def pair_json(result: PairResult) -> dict:
     def entry(kind):
         diff = result.differences[kind]
@@ -47,7 +56,7 @@ def pair_json(result: PairResult) -> dict:
     return {
         "before": result.before.label,
         "after": result.after.label,
-        "verdict": "divergent" if result.divergent else "equivalent",
+        "verdict": result.verdict,
         "configs": len(result.configs),
         "divergences": real,
         "classified": classified,
@@ -78,7 +87,7 @@ def finding_json(finding: Finding) -> dict:
 
 def build(pairs: list[PairResult], findings: list[Finding], mutants: dict | None) -> dict:
     report = {
-        "verdict": "divergent" if any(p.divergent for p in pairs) else "equivalent",
+        "verdict": overall([p.verdict for p in pairs]),
         "pairs": [pair_json(p) for p in pairs],
         "findings": [finding_json(f) for f in findings if not f.fixed_in],
     }
@@ -176,6 +185,9 @@ def terminal(report: dict) -> str:
             lines.append(f"  {_intended_line(p['intended'])}")
         for d in p["divergences"]:
             lines.append(f"  {d['kind']} x{d['count']}: {_config_line(d['example']) or d.get('inputs')}")
+        for side, c in p["coverage"].items():
+            if c["missed"]:
+                lines.append(f"  {side}: branches not hit: {'; '.join(c['missed'])}")
     for f in report["findings"]:
         lines.append(f"finding {f['id']}: {f['configs']} configs, e.g. {_config_line(f['example'])}")
     for f in report.get("fixed_findings", []):
