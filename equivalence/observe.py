@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .configs import ABSENT, Config, ModelSpec
+from .helpers import RANK0
 from .loader import Version, module_loggers
 from .stubs import StubTouched
 
@@ -102,7 +103,10 @@ def build_model(spec: ModelSpec):
 
 class CaptureHandler(logging.Handler):
     def emit(self, record):
-        CURRENT.events.append(("log", record.levelname, record.getMessage()))
+        event = ("log", record.levelname, record.getMessage())
+        if getattr(record, RANK0, False):
+            event += (RANK0,)  # through log_info_on_rank0, not the logger directly
+        CURRENT.events.append(event)
         LOGGER_NAMES.add(record.name)
 
 
@@ -111,7 +115,8 @@ LOGGER_NAMES: set[str] = set()
 
 @dataclass(frozen=True)
 class Observation:
-    events: tuple  # ("set", attr, value) | ("server_args", attr, value) | ("record", value) | ("log", level, msg)
+    events: tuple  # ("set", attr, value) | ("server_args", attr, value) | ("record", value) |
+    # ("log", level, msg) | ("log", level, msg, "rank0") (through log_info_on_rank0)
     kv_cache_dtype: object  # final self.kv_cache_dtype (ABSENT if never set)
     resolved: object  # the --kv-cache-dtype string after the run: last recorded, else server_args'
     # value (which is the input itself when nothing was recorded)

@@ -86,3 +86,25 @@ def test_eager_read_needs_the_after_version_to_fail_before_any_effect():
 def test_unmodelled_input_never_passes():
     a = obs([SET], not_modelled=("stub.sglang.srt.utils.is_hip",))
     assert check(a, a) == NOT_MODELLED
+
+
+def test_log_info_on_rank0_and_logger_info_are_different_effects(tmp_path):
+    """log_info_on_rank0 logs on rank 0 only: replacing it by logger.info is a divergence."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from equivalence.cli import main
+
+    fixtures = Path(__file__).parent.parent / "fixtures" / "trees"
+    after = tmp_path / "after"
+    shutil.copytree(fixtures / "instance_log", after)
+    runner = after / "sglang/srt/model_executor/model_runner.py"
+    old = 'log_info_on_rank0(logger, f"KV cache dtype: {self.kv_cache_dtype}")'
+    assert old in runner.read_text()
+    runner.write_text(runner.read_text().replace(old, 'logger.info(f"KV cache dtype: {self.kv_cache_dtype}")'))
+    out = tmp_path / "r.json"
+    assert main([str(fixtures / "instance_log"), str(after), "--json", str(out)]) == 1
+    (div,) = json.loads(out.read_text())["pairs"][0]["divergences"]
+    assert div["kind"] == "different-logs"
+    assert div["before"]["events"][-1][-1] == "rank0" and div["after"]["events"][-1][-1] != "rank0"
