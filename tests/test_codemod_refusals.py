@@ -72,7 +72,22 @@ CASES = {
                                    "        self.server_args.kv_cache_dtype = resolved\n"
                                    "        print(self.kv_cache_dtype)\n",
                                    "_record_kv_cache_dtype may read self.kv_cache_dtype"),
+    # module globals the moved code reads are copied only when the copy cannot drift
+    "global-rebound": ("record_call", "class ModelRunner",
+                       "_KV_OVERRIDE = None\n\n\ndef override(d):\n    global _KV_OVERRIDE\n    _KV_OVERRIDE = d\n\n\n"
+                       "class ModelRunner", "`global _KV_OVERRIDE` at line"),
+    "global-mutated": ("record_call", "class ModelRunner",
+                       "_NAMES = {}\n\n\ndef register(k, v):\n    _NAMES[k] = v\n\n\nclass ModelRunner",
+                       "a write through _NAMES[...]"),
+    "global-not-copyable": ("record_call", "class ModelRunner", "_NAMES = dict(a=1)\n\n\nclass ModelRunner",
+                            "whose value is not a literal"),
+    "module-level-helper": ("record_call", "class ModelRunner",
+                            "def _is_bf16(name):\n    return name in ('bf16',)\n\n\nclass ModelRunner",
+                            "'_is_bf16', a module-level function"),
 }
+# the method reads the global (edited in after the class line is replaced)
+USES = {"global-rebound": "_KV_OVERRIDE", "global-mutated": "_NAMES", "global-not-copyable": "_NAMES",
+        "module-level-helper": "_is_bf16"}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -83,7 +98,10 @@ def test_refused_with_file_line_and_construct(tmp_path, case):
     runner = root / RUNNER
     text = runner.read_text()
     assert old in text
-    runner.write_text(text.replace(old, new, 1))
+    text = text.replace(old, new, 1)
+    if case in USES:
+        text = text.replace(AUTO, AUTO + f"            print({USES[case]})\n", 1)
+    runner.write_text(text)
     before = runner.read_text()
     with pytest.raises(Refusal) as exc:
         write_plan(refactor(root))

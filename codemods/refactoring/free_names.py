@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.imports import Binding, index_bindings, restricted_import
+from codemods.refactoring.rebinding import changes
 
 
 def free_names(stmts: Sequence[cst.BaseStatement]) -> set[str]:
@@ -25,15 +26,20 @@ def free_names(stmts: Sequence[cst.BaseStatement]) -> set[str]:
     return free
 
 
-def travelling_code(module: cst.Module, moved: Sequence[cst.BaseStatement], package: str, path: Path,
-                    moved_names: set[str]) -> tuple[list[cst.SimpleStatementLine], list[cst.BaseStatement]]:
+def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseStatement], package: str, path: Path,
+                    moved_names: set[str], use_line: Callable[[str], Optional[int]],
+                    ) -> tuple[list[cst.SimpleStatementLine], list[cst.BaseStatement]]:
     """What must come along with `moved`: restricted imports and module globals (transitively).
 
+    A module global is copied only when its value has a form known to give the same value in
+    the new module (`_copyable`) and nothing in the source module rebinds or mutates it
+    (`rebinding.changes`): else the two modules' copies could differ. Refusals give the line
+    where the moved code uses the name (`use_line`).
     Returns (imports, globals) in their original order; globals are copies without comments.
     """
     bindings = index_bindings(module)
     wanted_imports: dict[int, set[str]] = {}
-    wanted_globals: set[int] = set()
+    wanted_globals: dict[int, str] = {}
     todo = sorted(free_names(moved) - moved_names)
     seen: set[str] = set()
     while todo:
@@ -44,7 +50,7 @@ def travelling_code(module: cst.Module, moved: Sequence[cst.BaseStatement], pack
         found: list[Binding] = bindings.get(name, [])
         if not found:
             why = "a star import may bind it" if "*" in bindings else "nothing at module level binds it"
-            raise Refusal(f"moved code uses {name!r}, which cannot be resolved: {why}", path)
+            raise Refusal(f"moved code uses {name!r}, which cannot be resolved: {why}", path, use_line(name))
         kinds = {b.kind for b in found}
         if kinds == {"import"}:
             best = [b for b in found if b.alias is not None and b.name == _alias_full(b)] or found
@@ -53,17 +59,70 @@ def travelling_code(module: cst.Module, moved: Sequence[cst.BaseStatement], pack
         elif kinds == {"assign"} and len({b.index for b in found}) == 1:
             idx = found[0].index
             if idx not in wanted_globals:
-                wanted_globals.add(idx)
+                wanted_globals[idx] = name
                 todo.extend(sorted(free_names([module.body[idx]]) - seen))
         else:
             what = {"definition": "a module-level function or class", "conditional":
                     "a name bound inside an if/try block (e.g. TYPE_CHECKING)", "assign": "assigned more than once",
                     "import": "imported more than once"}
             kind = next(k for k in ("definition", "conditional", "assign", "import") if k in kinds)
-            raise Refusal(f"moved code uses {name!r}, {what[kind]} in the source module; move it by hand", path)
+            raise Refusal(f"moved code uses {name!r}, {what[kind]} in the source module; move it by hand", path,
+                          use_line(name))
+    changed = changes(text, wanted_globals.values())
+    for idx, name in sorted(wanted_globals.items()):
+        if name in changed:
+            at, what = changed[name]
+            raise Refusal(f"moved code uses the module global {name!r}, which {what} at line {at} may change: "
+                          f"a copy in the new module would not follow it; move it by hand", path, use_line(name))
+        if not _copyable(module.body[idx], bindings):
+            raise Refusal(f"moved code uses the module global {name!r}, whose value is not a literal, an imported "
+                          f"name or a call of an imported function: a copy in the new module may not equal it; "
+                          f"move it by hand", path, use_line(name))
     imports = [restricted_import(module.body[i], names, package) for i, names in sorted(wanted_imports.items())]
     globals_ = [_without_comments(module.body[i]) for i in sorted(wanted_globals)]
     return imports, globals_
+
+
+def _copyable(stmt: cst.BaseStatement, bindings: dict[str, list[Binding]]) -> bool:
+    """`NAME = value` (one plain assignment) whose value is built only from literals, imported
+    names, module globals (themselves checked when copied), displays of these and calls of
+    imported functions: `is_hip()`, `logging.getLogger(__name__)`."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.AnnAssign) and small.value is not None:
+        value = small.value
+    elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        value = small.value
+    else:
+        return False
+
+    def kind(name: str) -> set[str]:
+        return {b.kind for b in bindings.get(name, [])}
+
+    def imported_root(node) -> bool:
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        return isinstance(node, cst.Name) and kind(node.value) == {"import"}
+
+    def safe(node) -> bool:
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)):
+            return True
+        if isinstance(node, cst.Name):
+            return node.value in ("True", "False", "None", "__name__") or kind(node.value) in ({"import"}, {"assign"})
+        if isinstance(node, cst.Attribute):
+            return imported_root(node)
+        if isinstance(node, cst.UnaryOperation):
+            return safe(node.expression)
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            return all(isinstance(e, cst.Element) and safe(e.value) for e in node.elements)
+        if isinstance(node, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and safe(e.key) and safe(e.value) for e in node.elements)
+        if isinstance(node, cst.Call):
+            return imported_root(node.func) and all(safe(a.value) for a in node.args)
+        return False
+
+    return safe(value)
 
 
 def _alias_full(b: Binding) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
@@ -67,8 +68,8 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     function = func.with_changes(decorators=[], leading_lines=[*_blank(2), *_comments_only(func.leading_lines)])
 
     package = recipe.source_module.rpartition(".")[0]
-    imports, globals_ = travelling_code(module, [*moved_globals, function], package, path,
-                                        set(recipe.moved_globals))
+    imports, globals_ = travelling_code(module, text, [*moved_globals, function], package, path,
+                                        set(recipe.moved_globals), lambda name: _use_line(text, name, line))
     body = [*imports]
     for g in globals_:
         body.append(g.with_changes(leading_lines=_blank(1)))
@@ -115,6 +116,14 @@ def _retarget_call_site(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe
     new_line = line.with_changes(body=[line.body[0].with_changes(value=new_call)])
     new_line = format_statement(new_line, depth, style)
     return visit_holder(cls, stack, ReplaceStatement(line, [new_line]))
+
+
+def _use_line(text: str, name: str, def_at: Optional[int]) -> int:
+    """The line where the moved method first spells `name` (else the first line that does)."""
+    pat = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+    start = sum(len(ln) for ln in text.splitlines(True)[:(def_at or 1) - 1])
+    hit = pat.search(text, start) or pat.search(text)
+    return text.count("\n", 0, hit.start()) + 1 if hit else (def_at or 1)
 
 
 def _call_line(text: str, callee: str):

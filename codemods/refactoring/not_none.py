@@ -9,18 +9,19 @@ nothing else in the module may change, or a conditional expression of such value
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 import libcst as cst
 import libcst.matchers as m
 
+from codemods.refactoring.rebinding import changes
+
 STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def tables_of_strings(module: cst.Module, text: str, names: Iterable[str]) -> frozenset[str]:
-    """The `names` bound once at module level to a dict display of string literals, never rebound
-    (`global`) or mutated (`NAME[...] = `, `NAME.update(...)`, ...) anywhere in the text."""
+    """The `names` bound once at module level to a dict display of string literals, and never
+    rebound or mutated anywhere in the module (`rebinding.changes`)."""
     out = set()
     for name in names:
         binds = [small for s in module.body if isinstance(s, cst.SimpleStatementLine) for small in s.body
@@ -28,17 +29,9 @@ def tables_of_strings(module: cst.Module, text: str, names: Iterable[str]) -> fr
                  and any(m.matches(t, m.Name(name)) for t in _targets(small))]
         if len(binds) != 1 or not isinstance(binds[0], cst.Assign) or not isinstance(binds[0].value, cst.Dict):
             continue
-        if not all(isinstance(e, cst.DictElement) and isinstance(e.value, STRINGS) for e in binds[0].value.elements):
-            continue
-        n = re.escape(name)
-        changed = (rf"\b{n}\s*\[[^\n]*\]\s*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)",
-                   rf"\b{n}\s*\.\s*(?:update|setdefault|pop|popitem|clear|__setitem__)\b",
-                   rf"\bglobal\b[^\n]*\b{n}\b", rf"\bdel\s+{n}\b", rf"\b{n}\s*(?:\|=|:=)",
-                   rf"\bas\s+{n}\b", rf"\bfor\b[^\n]*\b{n}\b[^\n]*\bin\b")
-        assigned = re.findall(rf"(?<![\w.]){n}\s*(?::[^=\n]*)?=(?!=)", text)
-        if len(assigned) == 1 and not any(re.search(p, text) for p in changed):
+        if all(isinstance(e, cst.DictElement) and isinstance(e.value, STRINGS) for e in binds[0].value.elements):
             out.add(name)
-    return frozenset(out)
+    return frozenset(out - set(changes(text, out)))
 
 
 def _targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
