@@ -199,6 +199,47 @@ def nested_function(src: str) -> str:
     ))
 
 
+def startswith_on_mapped_read(src: str) -> str:
+    branch = ('        elif self.server_args.kv_cache_dtype.startswith("int8_"):\n'
+              "            self.kv_cache_dtype = torch.int8\n")
+    return replace_once(src, BF16, branch + BF16)
+
+
+RECORD_CALL = "                self._record_kv_cache_dtype(\n                    TORCH_DTYPE_TO_KV_CACHE_STR[self.kv_cache_dtype]\n                )\n"
+RECORD_WRITE = ("                    self.server_args.kv_cache_dtype = TORCH_DTYPE_TO_KV_CACHE_STR[\n"
+                "                        self.kv_cache_dtype\n                    ]\n")
+
+
+def record_may_be_none(src: str) -> str:
+    return replace_once(src, "TORCH_DTYPE_TO_KV_CACHE_STR[self.kv_cache_dtype]",
+                        "TORCH_DTYPE_TO_KV_CACHE_STR.get(self.kv_cache_dtype)") \
+        if RECORD_CALL in src else replace_once(src, RECORD_WRITE, RECORD_WRITE.replace(
+            "TORCH_DTYPE_TO_KV_CACHE_STR[\n                        self.kv_cache_dtype\n                    ]",
+            "TORCH_DTYPE_TO_KV_CACHE_STR.get(self.kv_cache_dtype)"))
+
+
+def record_twice(src: str) -> str:
+    if RECORD_CALL in src:
+        return replace_once(src, RECORD_CALL, RECORD_CALL + '                self._record_kv_cache_dtype("fp8")\n')
+    return replace_once(src, RECORD_WRITE, RECORD_WRITE + '                    self.server_args.kv_cache_dtype = "fp8"\n')
+
+
+def record_before_write(src: str) -> str:
+    write = "                self.kv_cache_dtype = fp8_dtype if _is_hip else torch.float8_e4m3fn\n"
+    if write + RECORD_CALL in src:
+        return replace_once(src, write + RECORD_CALL, RECORD_CALL.replace(
+            "self.kv_cache_dtype]", "fp8_dtype if _is_hip else torch.float8_e4m3fn]") + write)
+    write = "                    self.kv_cache_dtype = torch.float8_e4m3fn\n"
+    record = RECORD_WRITE.replace("self.kv_cache_dtype\n", "torch.float8_e4m3fn\n")
+    return replace_once(src, write + RECORD_WRITE, record + write)
+
+
+def global_rebound(src: str) -> str:
+    src = replace_once(src, "\nclass ModelRunner", "\n_KV_OVERRIDE = None\n\n\ndef override_kv_cache_dtype(dtype):\n"
+                       "    global _KV_OVERRIDE\n    _KV_OVERRIDE = dtype\n\n\nclass ModelRunner")
+    return after_def_line(src, "        if _KV_OVERRIDE is not None:\n            logger.info(\"override %s\", _KV_OVERRIDE)\n")
+
+
 @dataclass(frozen=True)
 class Edit:
     name: str
@@ -216,6 +257,7 @@ COSMETIC = (
     Edit("reordered-branches", reorder_branches, None),
     Edit("table-used-elsewhere", table_used_elsewhere, None),
     Edit("second-class-same-method", second_class_same_method, None),
+    Edit("startswith-on-mapped-read", startswith_on_mapped_read, None),
 )
 SEMANTIC = (
     Edit("unmapped-self-read", unmapped_self_read, "self.server_args.tp_size"),
@@ -226,6 +268,10 @@ SEMANTIC = (
     Edit("defined-twice", defined_twice, "configure_kv_cache_dtype"),
     Edit("decorated", decorated, "decorator"),
     Edit("nested-function", nested_function, "nested"),
+    Edit("record-may-be-none", record_may_be_none, "may be None"),
+    Edit("record-twice", record_twice, "second record"),
+    Edit("record-before-write", record_before_write, "may come before its first write"),
+    Edit("global-rebound", global_rebound, "global _KV_OVERRIDE"),
 )
 
 
