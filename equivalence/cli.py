@@ -4,7 +4,8 @@ A fix's delta: `--steps PATH --fix NAME` (repeatable) adds the codemod's fixes a
 each pair checked against the finding it addresses; `BEFORE AFTER --intended FINDING_ID`
 checks AFTER as a fix of that finding in BEFORE (see intended.py).
 
-Exit 0 equivalent, 1 divergent, 2 could not load / bad usage (message names file and line).
+Exit 0 equivalent, 1 divergent (wins over incomplete coverage), 2 inconclusive / input not
+covered / could not load / bad usage (message names file and line).
 """
 
 from __future__ import annotations
@@ -37,12 +38,14 @@ examples:
   python -m equivalence before/ after/ --json report.json --mutants
 
 exit codes:
-  0  equivalent (every difference classified)
-  1  divergent (a difference the extraction does not explain, an unintended fix delta, a mutant
-     that survived --mutants)
-  2  inconclusive: no divergence, but a branch of either version was never run (verdict
-     "inconclusive") or an input the configurations do not cover; could not load a version
-     (a platform global not bound the sglang way included); bad usage
+  0  equivalent (every difference classified, every input covered, every branch run)
+  1  divergent (a difference the extraction does not explain, an unintended fix delta or one
+     that is not the fix its finding asks for, a mutant that survived --mutants); divergences
+     win over incomplete coverage, and both are reported
+  2  incomplete: verdict "inconclusive" (no divergence, but a branch of either version was
+     never run) or an input the configurations do not cover / only stub; could not load a
+     version (file and line named; includes _is_hip, fp8_dtype or torch not bound the sglang
+     way, since the harness sets them per configuration); bad usage
 """
 
 
@@ -110,17 +113,31 @@ def main(argv=None) -> int:
     if args.markdown:
         args.markdown.write_text(markdown(report))
     print(terminal(report))
-    uncovered = any(d["kind"] == "input-not-covered" for p in report["pairs"] for d in p["divergences"])
-    if uncovered:
+    return exit_code(report)
+
+
+def exit_code(report: dict) -> int:
+    """1 when anything diverges (a real divergence, an unintended fix delta, a surviving mutant),
+    even if some inputs or branches were also not covered (both are reported); else 2 when the
+    check is incomplete (input not covered, verdict "inconclusive"); else 0."""
+    kinds = [d["kind"] for p in report["pairs"] for d in p["divergences"]]
+    # an input the harness does not vary (or only stubs) makes the check incomplete, not divergent
+    real = [k for k in kinds if k not in ("input-not-covered", "input-not-modelled")]
+    mutants = report.get("mutants")
+    survived = mutants["total"] - mutants["killed"] if mutants else 0
+    if "input-not-covered" in kinds or "input-not-modelled" in kinds:
         print("equivalence: some inputs the code reads are not covered by the configurations", file=sys.stderr)
-        return 2
-    if report["verdict"] == "inconclusive":
+    if report["verdict"] == "inconclusive" or any(p["verdict"] == "inconclusive" for p in report["pairs"]):
         print("equivalence: inconclusive: some branches were never run by the configurations, so a "
               "difference there would not have been seen", file=sys.stderr)
-        return 2
-    mutants = report.get("mutants")
-    if mutants and mutants["killed"] < mutants["total"]:
-        print(f"equivalence: self-check failed: {mutants['total'] - mutants['killed']} mutant(s) survived, "
+    if survived:
+        print(f"equivalence: self-check failed: {survived} mutant(s) survived, "
               "so this harness cannot be trusted to see such a change", file=sys.stderr)
+    if real:
+        print(f"equivalence: divergent: {len(real)} kind(s) of difference the extraction does not explain",
+              file=sys.stderr)
+    if real or survived:
         return 1
-    return 0 if report["verdict"] == "equivalent" else 1
+    if report["verdict"] != "equivalent":
+        return 2
+    return 0

@@ -99,6 +99,21 @@ def test_unknown_input_is_not_covered_exit_2(tmp_path, capsys):
     assert report["verdict"] != "equivalent"
 
 
+def test_real_divergences_win_over_an_uncovered_input_exit_1(tmp_path, capsys):
+    """Not covering an input must not turn a run with real divergences into 'could not check' (2)."""
+    shutil.copytree(FIXTURES / "record_call", tmp_path / "before")
+    shutil.copytree(FIXTURES / "record_call_after_case_bug", tmp_path / "after")
+    p = tmp_path / "before" / RUNNER
+    p.write_text(p.read_text().replace('elif self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):',
+                                       'elif self.server_args.tp_size > 1 or self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):'))
+    out = tmp_path / "r.json"
+    assert main([str(tmp_path / "before"), str(tmp_path / "after"), "--json", str(out)]) == 1
+    kinds = {d["kind"] for d in json.loads(out.read_text())["pairs"][0]["divergences"]}
+    assert "input-not-covered" in kinds and kinds - {"input-not-covered"}
+    err = capsys.readouterr().err
+    assert "not covered" in err and "divergent" in err
+
+
 def test_bad_usage_and_unloadable_tree_exit_2(capsys):
     assert main([str(FIXTURES / "record_call")]) == 2
     assert main([str(FIXTURES / "no_method"), str(FIXTURES / "record_call")]) == 2
