@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .loader import LoadError, find_root, load_version
 from .fix_steps import fix_trees, known_fixes
-from .steps import CodemodFailed, CodemodMissing, step_trees, temporary_workdir
+from .steps import CodemodFailed, CodemodMissing, one_shot_tree, step_trees, temporary_workdir
 
 
 EPILOG = """\
@@ -33,7 +33,7 @@ what it does:
   kv-str-keyerror) are reported with their count and smallest configuration.
 
 examples:
-  python -m equivalence --steps ~/sglang --markdown report.md      original->1->2->3->4
+  python -m equivalence --steps ~/sglang --markdown report.md      original->1->2->3->4, original->one-shot
   python -m equivalence --steps ~/sglang --fix fp4-fallback          + the fix's exact delta
   python -m equivalence before/ after/ --json report.json --mutants
 
@@ -93,11 +93,16 @@ def main(argv=None) -> int:
     try:
         if args.steps:
             with temporary_workdir() as work:
-                trees = step_trees(find_root(args.steps), Path(work))
+                root = find_root(args.steps)
+                trees = step_trees(root, Path(work))
                 fixed = fix_trees(trees[-1][1], Path(work), args.fix, trees[0][1]) if args.fix else []
-                versions = [load_version(path, label) for label, path in trees + [t[:2] for t in fixed]]
-                pairs = list(zip(versions, versions[1:])) + [(versions[0], versions[len(trees) - 1])]
+                chain = [load_version(path, label) for label, path in trees + [t[:2] for t in fixed]]
+                one_shot = load_version(*reversed(one_shot_tree(root, Path(work))))
+                # consecutive pairs (steps, then fixes), then original -> the codemod's one-shot output
+                pairs = list(zip(chain, chain[1:])) + [(chain[0], one_shot)]
                 intended = {len(trees) - 1 + i: finding for i, (_, _, finding) in enumerate(fixed)}
+                # in refactoring order (findings name the version a fix removed them in)
+                versions = chain[:len(trees)] + [one_shot] + chain[len(trees):]
                 report = check(versions, pairs, args.seed, args.examples, args.mutants, intended)
         else:
             before, after = (load_version(p, str(p)) for p in args.trees)

@@ -68,5 +68,16 @@ def step_trees(root: Path, workdir: Path) -> list[tuple[str, Path]]:
     return trees
 
 
+ONE_SHOT = "codemod output (steps 1-4 in one run)"
+
+
+def one_shot_tree(root: Path, workdir: Path) -> tuple[str, Path]:
+    """The codemod's output as a user gets it: all four steps in one run, in its own copy.
+    (Step by step, the wrapper is placed by the split-run rule; in one run, where the method
+    was: the two outputs can differ, and the one-shot output is what gets committed.)"""
+    refactor = _refactor()
+    return ONE_SHOT, apply_in_copy(root, workdir / "one-shot", root, lambda tree: refactor(tree, range(1, 5)))
+
+
 def temporary_workdir() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="equivalence-steps-")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from equivalence.cli import main
+from equivalence.steps import ONE_SHOT
 from tests.releases import WITH_METHOD, release_root
 
 pytest.importorskip("codemods.extract_kv_dtype")
@@ -32,7 +33,7 @@ def test_fix_pairs_follow_step_4(fixed_report):
     assert code == 0 and report["verdict"] == "equivalent"
     assert [(p["before"], p["after"]) for p in report["pairs"]][3:] == [
         ("step 3", "step 4"), ("step 4", "+ fix kv-str-lookup"),
-        ("+ fix kv-str-lookup", "+ fix fp4-fallback"), ("original", "step 4")]
+        ("+ fix kv-str-lookup", "+ fix fp4-fallback"), ("original", ONE_SHOT)]
 
 
 @pytest.mark.parametrize("index,finding,count", [(4, KEY, 30), (5, FP4, 90)], ids=["kv-str-lookup", "fp4-fallback"])
