@@ -218,6 +218,52 @@ def test_commit_makes_one_commit_per_step(tmp_path, capsys, monkeypatch):
     assert (root / RUNNER).read_text() == expected_files("record_dflash", 4)[RUNNER]
 
 
+def test_git_failure_part_way_says_which_steps_are_committed(tmp_path, capsys, monkeypatch):
+    import codemods.extract_kv_dtype.__main__ as cli
+    from codemods.refactoring.errors import BadInput
+
+    root = _git_tree(tmp_path)
+    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(var, "t@t")
+    real = cli.commit
+    calls = []
+
+    def third_fails(root, paths, subject):
+        calls.append(subject)
+        if len(calls) == 3:
+            raise BadInput("git commit failed: hook said no", root)
+        real(root, paths, subject)
+
+    monkeypatch.setattr(cli, "commit", third_fails)
+    code, out, err = run([root, "--commit"], capsys)
+    assert code == 2 and "git commit failed: hook said no" in err
+    assert "step 3's changes are written to the working tree but not committed" in err
+    assert "Committed before it: step 1, step 2." in err and "Not written: step 4." in err
+    assert len(git(root, "log", "--format=%s").splitlines()) == 3
+
+
+def test_dry_run_into_a_closed_pipe_stops_quietly(tmp_path):
+    root = tree(tmp_path)
+    before = snapshot(root)
+    proc = subprocess.Popen([sys.executable, "-m", "codemods.extract_kv_dtype", "--dry-run", str(root)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader goes away before the diff comes (like `| head -0`)
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141 and err == ""
+    assert snapshot(root) == before
+
+
+def test_a_failing_stdout_is_not_reported_as_a_restored_write(tmp_path, capsys, monkeypatch):
+    root = tree(tmp_path)
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sys.stdout, "writelines", full)
+    code, _, err = run([root, "--dry-run"], capsys)
+    assert code == 2 and "No space left on device" in err and "restored" not in err
+
+
 @pytest.mark.parametrize("crash_after", [1])
 def test_interrupted_between_renames_then_completed(tmp_path, crash_after):
     root = tree(tmp_path)

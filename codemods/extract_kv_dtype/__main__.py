@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 from pathlib import Path
 
-from codemods.extract_kv_dtype import RECIPE, refactor, write_plan
+from codemods.extract_kv_dtype import RECIPE, refactor
 from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP, FixResult
 from codemods.refactoring.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput, CodemodError
 from codemods.refactoring.gitops import check_clean_repo, commit
@@ -38,7 +39,10 @@ exit codes:
      or another file reads TORCH_DTYPE_TO_KV_CACHE_STR as an attribute of model_runner
   4  no such method: the release predates ModelRunner.configure_kv_cache_dtype
   5  already applied: nothing to do
+  141  stdout closed early (e.g. --dry-run | head): stops quietly, like a command killed by SIGPIPE
 """
+
+EXIT_BROKEN_PIPE = 141
 
 
 def parse_steps(text: str) -> range:
@@ -77,15 +81,55 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return _run(args)
+        code = _run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:  # `--dry-run | head`: the reader went away; nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except CodemodError as exc:
         print(f"error: {exc}" if exc.exit_code in (2, 3) else str(exc), file=sys.stderr)
         return exc.exit_code
-    except OSError as exc:  # the write failed (disk full, I/O error): write_files rolled it back
+    except OSError as exc:  # outside a write (those become WriteFailed below)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}cannot write: {exc.strerror or exc}; the files were restored as they were",
-              file=sys.stderr)
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+class WriteFailed(BadInput):
+    """A write failed part way (disk full, I/O error); `write_files` restored the files."""
+
+
+def _write(root: Path, changes: dict, originals: dict, what: str = "") -> None:
+    try:
+        write_files(root, changes, originals)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise WriteFailed(f"{where}cannot write{what}: {exc.strerror or exc}; "
+                          f"the files were restored as they were") from None
+
+
+def _commit_steps(plan) -> None:
+    """One commit per step; a failure says exactly which steps are committed and which are not."""
+    originals = dict(plan.originals)
+    done: list[str] = []
+    for i, step in enumerate(plan.steps):
+        what = f"fix {step.fix}" if isinstance(step, FixResult) else f"step {step.number}"
+        later = [f"fix {s.fix}" if isinstance(s, FixResult) else f"step {s.number}" for s in plan.steps[i + 1:]]
+        state = (f" Committed before it: {', '.join(done)}." if done else " Nothing was committed.") + \
+                (f" Not written: {', '.join(later)}." if later else "")
+        try:
+            _write(plan.root, step.changes, originals, f" {what}")
+        except WriteFailed as exc:
+            raise BadInput(exc.why + "." + state) from None
+        try:
+            commit(plan.root, list(step.changes), step.subject)
+        except BadInput as exc:
+            raise BadInput(f"{exc.why}: {what}'s changes are written to the working tree but not committed."
+                           + state, exc.path) from None
+        originals.update(step.changes)
+        done.append(what)
+        print(f"committed {what}: {step.subject}")
 
 
 def _run(args) -> int:
@@ -114,15 +158,9 @@ def _run(args) -> int:
                 f"a/{rel}" if plan.originals.get(path) is not None else "/dev/null", f"b/{rel}"))
         return EXIT_OK
     if args.commit:
-        originals = dict(plan.originals)
-        for step in plan.steps:
-            write_files(plan.root, step.changes, originals)
-            commit(plan.root, list(step.changes), step.subject)
-            originals.update(step.changes)
-            what = f"fix {step.fix}" if isinstance(step, FixResult) else f"step {step.number}"
-            print(f"committed {what}: {step.subject}")
+        _commit_steps(plan)
         return EXIT_OK
-    write_plan(plan)
+    _write(plan.root, plan.changes, plan.originals)
     for path in plan.changes:
         print(f"wrote {path}")
     return EXIT_OK

@@ -46,12 +46,13 @@ def names_in(node: cst.CSTNode) -> set[str]:
     return {n.value for n in m.findall(node, m.Name())}
 
 
-def top_class(module: cst.Module, name: str, path: Path) -> tuple[int, cst.ClassDef]:
+def top_class(module: cst.Module, name: str, path: Path, text: str = "") -> tuple[int, cst.ClassDef]:
     found = [(i, s) for i, s in enumerate(module.body) if isinstance(s, cst.ClassDef) and s.name.value == name]
     if not found:
         raise BadInput(f"no top-level class {name}", path)
     if len(found) > 1:
-        raise Refusal(f"class {name} is defined {len(found)} times at module level", path)
+        raise Refusal(f"class {name} is defined {len(found)} times at module level", path,
+                      text_line(text or cst.Module([]).code_for_node(module), rf"^class\s+{re.escape(name)}\b", 1))
     return found[0]
 
 
@@ -84,6 +85,19 @@ def def_line(text: str, class_name: str, name: str, nth: int = 0) -> Optional[in
     if len(hits) <= nth:
         return None
     return text.count("\n", 0, hits[nth].start()) + 1
+
+
+def text_line(text: str, pattern: str, nth: int = 0) -> Optional[int]:
+    """1-based line of the `nth` match of the multi-line regex `pattern` in `text` (None: no such match)."""
+    hits = list(re.finditer(pattern, text, re.M))
+    return text.count("\n", 0, hits[nth].start()) + 1 if len(hits) > nth else None
+
+
+def binding_line(text: str, name: str, nth: int = 0) -> Optional[int]:
+    """The `nth` line binding `name` at column 0 (assignment, def, class or import), if any."""
+    n = re.escape(name)
+    return text_line(text, rf"^(?:{n}\s*(?::[^=\n]*)?=(?!=)|(?:async\s+)?def\s+{n}\b|class\s+{n}\b"
+                           rf"|(?:from\s+\S+\s+)?import\b[^\n]*\b{n}\b)", nth)
 
 
 def call_lines(text: str, name: str) -> list[int]:

@@ -74,7 +74,8 @@ def fix_fallback(code: str, path: Path, spec: Fallback, style: Style) -> str:
     line = lambda node: pos[node].start.line  # noqa: E731
     funcs = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == spec.function]
     if len(funcs) != 1:
-        raise Refusal(f"{spec.function} is not defined exactly once at module level", path)
+        raise Refusal(f"{spec.function} is not defined exactly once at module level", path,
+                      line(funcs[1]) if funcs else 1)
     func = funcs[0]
     where = f"{spec.function}: "
     body = list(func.body.body)

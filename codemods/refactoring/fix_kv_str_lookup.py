@@ -44,7 +44,8 @@ def fix_lookup(code: str, path: Path, spec: TableLookup, style: Style) -> str:
     line = lambda node: pos[node].start.line  # noqa: E731
     funcs = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == spec.function]
     if len(funcs) != 1:
-        raise Refusal(f"{spec.function} is not defined exactly once at module level", path)
+        raise Refusal(f"{spec.function} is not defined exactly once at module level", path,
+                      line(funcs[1]) if funcs else 1)
     func = funcs[0]
     tables = [i for i, s in enumerate(module.body) if m.matches(s, m.SimpleStatementLine(
         body=[m.Assign(targets=[m.AssignTarget(m.Name(spec.table))])]))]
@@ -52,7 +53,8 @@ def fix_lookup(code: str, path: Path, spec: TableLookup, style: Style) -> str:
         raise Refusal(f"{spec.function}: nothing to fix: this module has no {spec.table}, so no "
                       "lookup can raise KeyError (releases before 0.5.9)", path, line(func))
     if len(tables) != 1:
-        raise Refusal(f"{spec.table} is not assigned exactly once at module level", path)
+        raise Refusal(f"{spec.table} is not assigned exactly once at module level", path,
+                      line(module.body[tables[1]]) if len(tables) > 1 else line(func))
     helpers = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == spec.helper]
     lookups = m.findall(func, _lookup(spec.table))
     if not lookups:
@@ -68,7 +70,8 @@ def fix_lookup(code: str, path: Path, spec: TableLookup, style: Style) -> str:
     if stores:
         raise Refusal(f"{spec.function}: writes {spec.table}[...]; only reads can be guarded", path, line(stores[0]))
     if spec.helper in {n.value for n in m.findall(module, m.Name())} and not helpers:
-        raise Refusal(f"the name {spec.helper} is already used in this module", path)
+        raise Refusal(f"the name {spec.helper} is already used in this module", path,
+                      line(next(n for n in m.findall(module, m.Name(spec.helper)))))
 
     class _Guard(cst.CSTTransformer):
         def leave_Subscript(self, original, updated):

@@ -6,6 +6,7 @@ Stock `AddImportsVisitor`/`RemoveImportsVisitor` run scope analysis over the who
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -13,7 +14,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.cstutil import dotted
+from codemods.refactoring.cstutil import dotted, text_line
 from codemods.refactoring.errors import Refusal
 
 
@@ -116,8 +117,11 @@ def is_import_line(s: cst.CSTNode) -> bool:
     return isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body)
 
 
-def insert_from_import(module: cst.Module, mod: str, name: str) -> tuple[cst.Module, int]:
-    """Add `from mod import name` where isort (profile black, force_sort_within_sections off) puts it."""
+def insert_from_import(module: cst.Module, mod: str, name: str, path: Optional[Path] = None, text: str = ""
+                       ) -> tuple[cst.Module, int]:
+    """Add `from mod import name` where isort (profile black, force_sort_within_sections off) puts it.
+
+    `path` and `text` (the file as read) locate a refusal."""
     root = mod.split(".")[0]
     key = _isort_key(mod)
     best: Optional[int] = None
@@ -129,7 +133,8 @@ def insert_from_import(module: cst.Module, mod: str, name: str) -> tuple[cst.Mod
         if other.split(".")[0] != root:
             continue
         if other == mod:
-            raise Refusal(f"{mod} is already imported from; merge by hand")
+            raise Refusal(f"{mod} is already imported from; merge by hand", path,
+                          text_line(text, rf"^from\s+{re.escape(mod)}\s+import\b") or 1)
         last_same_root = i
         if best is None and _isort_key(other) > key:
             best = i
@@ -137,7 +142,7 @@ def insert_from_import(module: cst.Module, mod: str, name: str) -> tuple[cst.Mod
                                                         names=[cst.ImportAlias(cst.Name(name))])])
     if best is None:
         if last_same_root is None:
-            raise Refusal(f"no import from {root} to place `from {mod} import {name}` next to")
+            raise Refusal(f"no import from {root} to place `from {mod} import {name}` next to", path, 1)
         best = last_same_root + 1
     else:
         old = module.body[best]

@@ -15,13 +15,14 @@ Where the wrapper goes:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.cstutil import class_members, top_class, visit_holder
+from codemods.refactoring.cstutil import class_members, def_line, text_line, top_class, visit_holder
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.formatting import Style, format_statement
 from codemods.refactoring.make_static import find_single_call
@@ -77,13 +78,15 @@ def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     the same run (index in the class body, blank leading lines)."""
     cls_index, cls = top_class(module, recipe.class_name, path)
     if class_members(cls, recipe.method_name):
-        raise Refusal(f"{recipe.class_name} already has a member {recipe.method_name}", path)
+        raise Refusal(f"{recipe.class_name} already has a member {recipe.method_name}", path,
+                      def_line(text, recipe.class_name, recipe.method_name))
     callee = f"{recipe.target_alias}.{recipe.method_name}"
     call, stack, depth = find_single_call(cls, text, path, recipe, callee)
     line = stack[-1] if stack else None
     if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
             and isinstance(line.body[0], cst.Assign) and line.body[0].value is call):
-        raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 2 writes", path)
+        raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 2 writes", path,
+                      text_line(text, rf"{re.escape(callee)}\s*\("))
     if hole is None:
         holder = next((n for n in stack if isinstance(n, cst.FunctionDef)), None)
         at, where = wrapper_position(cls, recipe, holder)

@@ -20,6 +20,7 @@ import libcst.matchers as m
 
 from codemods.refactoring.cstutil import (
     ReplaceStatement,
+    binding_line,
     class_members,
     def_line,
     plain_names,
@@ -52,9 +53,11 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     bindings = index_bindings(module)
     alias = recipe.target_alias
     if alias in bindings:
-        raise Refusal(f"the module already binds {alias!r}; the module import would clash", path)
+        raise Refusal(f"the module already binds {alias!r}; the module import would clash", path,
+                      binding_line(text, alias) or line)
     if class_members(cls, alias):
-        raise Refusal(f"{recipe.class_name} already binds {alias!r}; the module import would clash", path)
+        raise Refusal(f"{recipe.class_name} already binds {alias!r}; the module import would clash", path,
+                      def_line(text, recipe.class_name, alias) or line)
 
     moved_idx: list[int] = []
     for name in recipe.moved_globals:
@@ -62,7 +65,8 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         if not found:  # older releases have no such global (0.5.7-0.5.8.post1: no table)
             continue
         if len(found) != 1 or found[0].kind != "assign":
-            raise Refusal(f"{name} is not bound exactly once by a plain module-level assignment", path)
+            raise Refusal(f"{name} is not bound exactly once by a plain module-level assignment", path,
+                          binding_line(text, name, 1) or binding_line(text, name) or line)
         moved_idx.append(found[0].index)
     moved_globals = [module.body[i] for i in moved_idx]
     function = func.with_changes(decorators=[], leading_lines=[*_blank(2), *_comments_only(func.leading_lines)])
@@ -88,13 +92,14 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     new_cls = _retarget_call_site(new_cls, text, path, recipe, style)
     new_body[new_body.index(cls)] = new_cls
     new_module = module.with_changes(body=new_body)
-    new_module, _ = insert_from_import(new_module, recipe.target_package, alias)
+    new_module, _ = insert_from_import(new_module, recipe.target_package, alias, path, text)
 
     moved_text = "".join(cst.Module(body=[s]).code for s in [*moved_globals, func])
     for name in recipe.moved_globals:
         pat = re.compile(rf"\b{re.escape(name)}\b")
         if len(pat.findall(text)) > len(pat.findall(moved_text)):
-            new_module, _ = _import_back(new_module, recipe, name)
+            # the source module still uses a moved global: import it from its new home
+            new_module, _ = insert_from_import(new_module, recipe.target_module, name, path, text)
     return new_module, target_code, hole
 
 
@@ -130,7 +135,3 @@ def _call_line(text: str, callee: str):
     at = re.search(rf"{re.escape(callee)}\s*\(", text)
     return text.count("\n", 0, at.start()) + 1 if at else None
 
-
-def _import_back(module: cst.Module, recipe: Recipe, name: str):
-    """The source module still uses a moved global: import it from its new home."""
-    return insert_from_import(module, recipe.target_module, name)
