@@ -86,14 +86,14 @@ def fp4_fallback(session: Session, configs: list[Config], observations: dict, ac
     return hits, pairs
 
 
-def kv_str_keyerror(configs: list[Config], observations: dict, active: set[str]) -> tuple[set, dict]:
+def kv_str_keyerror(session: Session, configs: list[Config], observations: dict, active: set[str]) -> tuple[set, dict]:
+    """The TORCH_DTYPE_TO_KV_CACHE_STR[...] lookup raises KeyError (a configuration not observed
+    yet is run, never counted as 'no KeyError')."""
     hits, pairs = set(), {}
     for config in configs:
         if incomplete(config, active):
             continue
-        obs = observations.get(config)
-        if obs is None:
-            continue
+        obs = observations.get(config) or session.run(config)
         if obs.exception is not None and obs.exception[0] == "KeyError":
             hits.add(config)
             pairs[config] = (obs, None)
@@ -108,7 +108,7 @@ def collect(versions: list, configs: list[Config], literals: list[str], active: 
     key = Finding(KEYERROR, "TORCH_DTYPE_TO_KV_CACHE_STR[...] raises KeyError instead of a clear error")
     for i, (label, session, observations) in enumerate(versions):
         fp4_hits, fp4_pairs = fp4_fallback(session, configs, observations, active)
-        key_hits, key_pairs = kv_str_keyerror(configs, observations, active)
+        key_hits, key_pairs = kv_str_keyerror(session, configs, observations, active)
         fp4.per_version[label] = len(fp4_hits)
         key.per_version[label] = len(key_hits)
         if i == 0:

@@ -50,7 +50,7 @@ def finding_set(finding: str, result: PairResult, side: str, session: Session) -
     if finding == FP4:
         return fp4_fallback(session, configs, observations, result.active)[0]
     if finding == KEYERROR:
-        return kv_str_keyerror(configs, observations, result.active)[0]
+        return kv_str_keyerror(session, configs, observations, result.active)[0]
     raise ValueError(f"unknown finding {finding!r}; known: {', '.join(FINDINGS)}")
 
 
