@@ -24,6 +24,7 @@ from codemods.refactoring.move_function import move_function
 from codemods.refactoring.narrow_param import narrow_caller, narrow_function, tidy_source_imports
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.state import NOT_FOUND, detect
+from codemods.refactoring.tree import Found, NotASourceTree, find_root
 
 
 @dataclass
@@ -43,16 +44,20 @@ class Plan:
     steps: list[StepResult] = field(default_factory=list)
 
 
-def locate(path: Path, recipe: Recipe) -> Path:
-    """The folder holding the package: PATH itself, PATH/python (a checkout), or PATH's parent."""
+def find(path: Path, recipe: Recipe) -> Found:
+    """The folder holding the package and which layout PATH has (`tree.find_root`)."""
     if not path.exists():
         raise BadInput("no such file or directory", path)
     if not path.is_dir():
         raise BadInput("not a directory", path)
-    for root in (path, path / "python", path.parent):
-        if (root / recipe.source_file).is_file():
-            return root.resolve()
-    raise BadInput(f"not an sglang tree: no {recipe.source_file} under it (nor under python/)", path)
+    try:
+        return find_root(path, recipe.source_file)
+    except NotASourceTree as exc:
+        raise BadInput(str(exc), path) from None
+
+
+def locate(path: Path, recipe: Recipe) -> Path:
+    return find(path, recipe).root
 
 
 def read(path: Path) -> str:
@@ -66,7 +71,8 @@ def read(path: Path) -> str:
 
 def run(path: Path, recipe: Recipe, steps: range, style: Style,
         classify: Callable[[str], str] = lambda code: "unknown") -> Plan:
-    root = locate(path, recipe)
+    found = find(path, recipe)
+    root = found.root
     source, target = root / recipe.source_file, root / recipe.target_file
     text = read(source)
     target_text = read(target) if target.exists() else None
@@ -88,9 +94,9 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
     plan = Plan(root=root, shape=shape, originals={source: text, target: target_text})
     if status.done == 2:
         plan.messages.append(f"found {source} ({recipe.class_name} calls {recipe.target_alias}."
-                             f"{recipe.method_name} at line {status.line})")
+                             f"{recipe.method_name} at line {status.line}) in {found.how}")
     else:
-        plan.messages.append(f"found {source} ({name} at line {status.line})")
+        plan.messages.append(f"found {source} ({name} at line {status.line}) in {found.how}")
     plan.messages.append(f"recognised shape: {shape}")
     current = {source: text, target: target_text}
     hole = None  # where step 2 took the method from, for step 3 in the same run
