@@ -164,8 +164,10 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
     for module, names in shape.globals_read.items():
         # constants of the source are code, not inputs (platform globals: checked by the loader)
         names -= set(literal_globals(trees.get(module))) - set(PLATFORM_GLOBALS)
-    if kv_text is not None and "kv" in shape.globals_read:
-        shape.globals_read["kv"] = fold_helpers(shape.globals_read["kv"], trees["kv"], METHOD)
+    for module, names in shape.globals_read.items():
+        # module-level helper functions the decision calls are code under test (both modules)
+        shape.globals_read[module], helpers = fold_helpers(names, trees[module], METHOD)
+        shape.literals = list(dict.fromkeys(shape.literals + string_literals(helpers, trees[module], _skip_annotations)))
     return shape
 
 

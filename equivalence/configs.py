@@ -48,7 +48,7 @@ class Config:
             if active is not None and f.name in DFLASH_FIELDS and f.name not in active:
                 continue
             value = getattr(self, f.name)
-            out[JSON_NAMES[f.name]] = _json_value(value)
+            out[JSON_NAMES[f.name]] = json_value(value)
         return out
 
 
@@ -80,7 +80,8 @@ GLOBAL_INPUTS = {"_is_hip", "fp8_dtype", "torch"}
 GLOBAL_CODE = {"TORCH_DTYPE_TO_KV_CACHE_STR", "logger", "log_info_on_rank0", "kv_cache_dtype", "nn", "Optional"}
 
 
-def _json_value(value):
+def json_value(value):
+    """A value as the reports show it: dtypes and model specs by name, plain values as they are."""
     if isinstance(value, torch.dtype):
         return str(value)
     if isinstance(value, ModelSpec):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .compare import absent_attributes
 from .configs import Config, size_key
+from .observe import Observation, Session
 
 _ACTIVE_ATTRIBUTE = {"is_draft_worker": "is_draft_worker", "spec_dflash": "spec_algorithm"}
 
@@ -22,7 +23,6 @@ def incomplete(config: Config, active: set[str]) -> bool:
     """The configuration leaves out a runner attribute that a real runner has."""
     relevant = {"model", "dtype"} | {attr for field_, attr in _ACTIVE_ATTRIBUTE.items() if field_ in active}
     return bool(absent_attributes(config) & relevant)
-from .observe import Observation, Session
 
 FP4 = "fp4-fallback-not-auto"
 KEYERROR = "kv-str-keyerror"
@@ -49,20 +49,15 @@ class Finding:
         return config in self.configs
 
 
-def _recorded(obs: Observation) -> tuple:
-    """The resolved strings the run recorded (record calls or server_args writes)."""
-    return tuple(e[-1] for e in obs.events if e[0] == "record" or (e[0] == "server_args" and e[1] == "kv_cache_dtype"))
-
-
 def _effect(obs: Observation) -> tuple:
     exc = None if obs.exception is None else obs.exception[0]
-    return (obs.kv_cache_dtype, _recorded(obs), exc)
+    return (obs.kv_cache_dtype, obs.recorded(), exc)
 
 
 def _effect_json(obs: Observation) -> dict:
     return {
         "kv_cache_dtype": str(obs.kv_cache_dtype),
-        "recorded": list(_recorded(obs)),
+        "recorded": list(obs.recorded()),
         "exception": None if obs.exception is None else f"{obs.exception[0]}: {obs.exception[1]}",
         "logs": [f"{e[1]}: {e[2]}" for e in obs.events if e[0] == "log"],
     }
@@ -100,15 +95,37 @@ def kv_str_keyerror(session: Session, configs: list[Config], observations: dict,
     return hits, pairs
 
 
-def collect(versions: list, configs: list[Config], literals: list[str], active: set[str]) -> list[Finding]:
+class FindingSets:
+    """Each finding's configuration set per (version, configuration list), computed once and
+    shared by `collect` and a fix's pair (intended.py)."""
+
+    def __init__(self):
+        self._cache: dict = {}
+
+    def get(self, finding: str, session: Session, configs: list[Config], observations: dict,
+            active: set[str]) -> tuple[set, dict]:
+        key = (finding, id(session), id(configs), frozenset(active))
+        if key not in self._cache:
+            if finding == FP4:
+                self._cache[key] = fp4_fallback(session, configs, observations, active)
+            elif finding == KEYERROR:
+                self._cache[key] = kv_str_keyerror(session, configs, observations, active)
+            else:
+                raise ValueError(f"unknown finding {finding!r}; known: {FP4}, {KEYERROR}")
+        return self._cache[key]
+
+
+def collect(versions: list, configs: list[Config], literals: list[str], active: set[str],
+            sets: FindingSets | None = None) -> list[Finding]:
     """`versions`: [(label, session, observations)] — the finding holds if it does in every one."""
+    sets = sets or FindingSets()
     findings = []
     fp4 = Finding(FP4, "--kv-cache-dtype fp4_e2m1 on a torch without float4_e2m1fn_x2 announces a "
                        "fallback to 'auto' but does not do what 'auto' does")
     key = Finding(KEYERROR, "TORCH_DTYPE_TO_KV_CACHE_STR[...] raises KeyError instead of a clear error")
     for i, (label, session, observations) in enumerate(versions):
-        fp4_hits, fp4_pairs = fp4_fallback(session, configs, observations, active)
-        key_hits, key_pairs = kv_str_keyerror(session, configs, observations, active)
+        fp4_hits, fp4_pairs = sets.get(FP4, session, configs, observations, active)
+        key_hits, key_pairs = sets.get(KEYERROR, session, configs, observations, active)
         fp4.per_version[label] = len(fp4_hits)
         key.per_version[label] = len(key_hits)
         if i == 0:

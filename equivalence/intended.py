@@ -16,8 +16,7 @@ covers it.)  The last four are divergences (exit 1).
 from __future__ import annotations
 
 from .compare import INTENDED
-from .findings import FP4, KEYERROR, fp4_fallback, kv_str_keyerror
-from .observe import Session
+from .findings import FP4, KEYERROR, FindingSets
 from .pairs import Difference, PairResult
 
 UNINTENDED = "unintended-divergence"
@@ -45,19 +44,13 @@ def clear_error(before, after, accepted: list[list[str]]) -> bool:
     return dtype in message and any(names and all(n in message for n in names) for names in accepted)
 
 
-def finding_set(finding: str, result: PairResult, side: str, session: Session) -> set:
-    configs, observations = result.configs, result.observations[side]
-    if finding == FP4:
-        return fp4_fallback(session, configs, observations, result.active)[0]
-    if finding == KEYERROR:
-        return kv_str_keyerror(session, configs, observations, result.active)[0]
-    raise ValueError(f"unknown finding {finding!r}; known: {', '.join(FINDINGS)}")
-
-
-def apply_intended(result: PairResult, finding: str, sessions: dict) -> None:
+def apply_intended(result: PairResult, finding: str, sessions: dict, sets: FindingSets) -> None:
     """Reclassify `result`'s differences against `finding` and set `result.intended`."""
-    expected = finding_set(finding, result, "before", sessions[id(result.before)])
-    remaining = finding_set(finding, result, "after", sessions[id(result.after)])
+    def finding_set(side: str, version) -> set:
+        return sets.get(finding, sessions[id(version)], result.configs, result.observations[side], result.active)[0]
+
+    expected = finding_set("before", result.before)
+    remaining = finding_set("after", result.after)
     delta = {c: (kind, diff.observations[c]) for kind, diff in result.differences.items() for c in diff.configs}
     groups: dict[str, Difference] = {}
 

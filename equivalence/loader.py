@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import platform
 from .analysis import METHOD, RUNNER_CLASS, AnalysisError, Shape, analyse
-from .helpers import HELPERS
+from .stand_ins import HELPERS
 from .stubs import PrivateModules, StubScope, is_stub
 
 RUNNER_PATH = "sglang/srt/model_executor/model_runner.py"

@@ -1,7 +1,7 @@
 """Module-level helper functions the decision calls are code under test, not inputs.
 
 A fix may move part of the decision into a helper next to it in the same module (e.g.
-`kv_cache_dtype_to_str`). The helper's name is then a global the core reads; what matters
+`kv_cache_dtype_to_str`), in `kv_cache_dtype.py` or in `model_runner.py` alike. The helper's name is then a global the core reads; what matters
 are the globals the helper itself reads, which take its place (transitively), so that an
 input hidden in a helper is still reported as not covered.
 """
@@ -19,17 +19,19 @@ def _globals_read(fn: ast.FunctionDef) -> set[str]:
             and n.id not in local and not hasattr(builtins, n.id)}
 
 
-def fold_helpers(globals_read: set[str], tree: ast.Module, exclude: str) -> set[str]:
-    """`globals_read` with every helper defined at module level in `tree` replaced by its reads."""
+def fold_helpers(globals_read: set[str], tree: ast.Module, exclude: str) -> tuple[set[str], list[ast.FunctionDef]]:
+    """`globals_read` with every helper defined at module level in `tree` replaced by its reads,
+    and the helpers reached (their string tests count for the configurations too)."""
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name != exclude}
-    out, todo, seen = set(), list(globals_read), set()
+    out, todo, seen, used = set(), list(globals_read), set(), []
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
         if name in helpers:
+            used.append(helpers[name])
             todo.extend(_globals_read(helpers[name]))
         else:
             out.add(name)
-    return out
+    return out, used

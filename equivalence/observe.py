@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .configs import ABSENT, Config, ModelSpec
-from .helpers import RANK0
+from .configs import ABSENT, Config, ModelSpec, json_value
+from .stand_ins import RANK0
 from .loader import Version, module_loggers
 from .stubs import StubTouched
 
@@ -61,6 +61,9 @@ class Probe:
 
 class FakeModel(Probe):
     _label = "model"
+
+    def __repr__(self):  # the same in every run and version (no address)
+        return "<model>"
 
 
 class FakeQuantConfig(Probe):
@@ -124,28 +127,19 @@ class Observation:
     state: tuple  # instance + server_args attributes when the run ended (sorted items)
     not_modelled: tuple  # stub or probe names the code touched
 
+    def recorded(self) -> tuple:
+        """The resolved strings the run recorded (record calls or server_args writes), in order."""
+        return tuple(e[-1] for e in self.events
+                     if e[0] == "record" or (e[0] == "server_args" and e[1] == "kv_cache_dtype"))
+
     def summary(self) -> dict:
         return {
-            "kv_cache_dtype": _show(self.kv_cache_dtype),
-            "recorded": [
-                _show(e[-1])
-                for e in self.events
-                if e[0] == "record" or (e[0] == "server_args" and e[1] == "kv_cache_dtype")
-            ],
+            "kv_cache_dtype": json_value(self.kv_cache_dtype),
+            "recorded": [json_value(r) for r in self.recorded()],
             "exception": None if self.exception is None else f"{self.exception[0]}: {self.exception[1]}",
-            "events": [[_show(x) for x in e] for e in self.events],
+            "events": [[json_value(x) for x in e] for e in self.events],
             **({"not_modelled": list(self.not_modelled)} if self.not_modelled else {}),
         }
-
-
-def _show(value):
-    if isinstance(value, torch.dtype):
-        return str(value)
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, FakeModel):
-        return "<model>"
-    return repr(value)
 
 
 class Session:

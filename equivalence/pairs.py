@@ -109,7 +109,7 @@ def measure_coverage(session: Session, configs: list[Config]) -> Coverage:
     codes = version.code_objects()
     for unit in version.shape.units:
         code = codes["core" if unit.role == "core" else unit.role]
-        units[code] = unit.node if unit.role != "entry" else unit.node
+        units[code] = unit.node
     tracer = BranchTracer(units)
     order = list(configs)
     random.Random(0).shuffle(order)

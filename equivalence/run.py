@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .findings import collect
+from .findings import FindingSets, collect
 from .intended import apply_intended
 from .loader import Version
 from .mutants import NOT_APPLICABLE, load_mutants
@@ -16,11 +16,12 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
     """`intended`: pair index -> the finding id whose configurations that pair (a fix) may change."""
     space = ConfigSpace(seed, examples)
     sessions: dict = {}
+    sets = FindingSets()
     restore = install_log_capture(versions)
     try:
         results = [run_pair(b, a, space, sessions) for b, a in pairs]
         for index, finding in (intended or {}).items():
-            apply_intended(results[index], finding, sessions)
+            apply_intended(results[index], finding, sessions, sets)
         first = results[0]
         per_version = []
         for version in versions:
@@ -30,7 +31,7 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
                 {},
             )
             per_version.append((version.label, sessions[id(version)], observations))
-        findings = collect(per_version, first.configs, first.literals, first.active)
+        findings = collect(per_version, first.configs, first.literals, first.active, sets)
         # the refactoring's last pair (a fix's pair differs on purpose)
         plain = [p for i, p in enumerate(pairs) if i not in (intended or {})] or pairs
         mutant_report = run_mutants(*plain[-1], space, sessions) if mutants else None

@@ -40,6 +40,8 @@ TESTS = {
     "startswith-tuple": (f'{KV}.startswith(("int8_", "i8_"))', ""),
     "endswith": (f'{KV}.endswith("_int8")', ""),
     "module-container": (f"{KV} in INT8_NAMES", 'INT8_NAMES = ("int8", "i8")\n\n\n'),
+    # a helper function next to ModelRunner is code under test, its string tests count too
+    "runner-helper": (f"_is_int8({KV})", 'def _is_int8(name):\n    return name.startswith("int8_")\n\n\n'),
 }
 
 
