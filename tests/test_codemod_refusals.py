@@ -84,6 +84,8 @@ CASES = {
     "module-level-helper": ("record_call", "class ModelRunner",
                             "def _is_bf16(name):\n    return name in ('bf16',)\n\n\nclass ModelRunner",
                             "'_is_bf16', a module-level function"),
+    "class-level-assignment": ("record_call", DEF, "    configure_kv_cache_dtype = print\n\n    def _old(self):\n",
+                               "is a class-level assignment, not a method"),
 }
 # the method reads the global (edited in after the class line is replaced)
 USES = {"global-rebound": "_KV_OVERRIDE", "global-mutated": "_NAMES", "global-not-copyable": "_NAMES",

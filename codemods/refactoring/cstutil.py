@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterator, Optional, Sequence, Union
+from typing import Optional, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -33,17 +33,8 @@ def dotted(node: cst.CSTNode) -> Optional[str]:
     return None
 
 
-def expr(text: str) -> cst.BaseExpression:
-    return cst.parse_expression(text)
-
-
 def stmt(text: str) -> cst.BaseStatement:
     return cst.parse_statement(text)
-
-
-def names_in(node: cst.CSTNode) -> set[str]:
-    """Every identifier spelled in `node` (Name nodes, attribute names included)."""
-    return {n.value for n in m.findall(node, m.Name())}
 
 
 def top_class(module: cst.Module, name: str, path: Path, text: str = "") -> tuple[int, cst.ClassDef]:
@@ -68,12 +59,6 @@ def class_members(cls: cst.ClassDef, name: str) -> list[tuple[int, cst.CSTNode]]
         ):
             out.append((i, s))
     return out
-
-
-def replace_in_class(module: cst.Module, cls_index: int, new_body: Sequence[cst.BaseStatement]) -> cst.Module:
-    cls = module.body[cls_index]
-    new_cls = cls.with_changes(body=cls.body.with_changes(body=tuple(new_body)))
-    return module.with_changes(body=(*module.body[:cls_index], new_cls, *module.body[cls_index + 1 :]))
 
 
 def def_line(text: str, class_name: str, name: str, nth: int = 0) -> Optional[int]:
@@ -116,14 +101,6 @@ class LineMap:
     def __call__(self, node: cst.CSTNode) -> Optional[int]:
         pos = self._pos.get(node)
         return None if pos is None else self._first + pos.start.line
-
-
-def walk_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-    for s in body:
-        yield s
-
-
-Node = Union[cst.CSTNode]
 
 
 class _PlainNames(cst.CSTVisitor):

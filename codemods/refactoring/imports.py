@@ -14,7 +14,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.cstutil import dotted, text_line
+from codemods.refactoring.cstutil import text_line
 from codemods.refactoring.errors import Refusal
 
 
@@ -169,7 +169,3 @@ def drop_aliases(stmt: cst.SimpleStatementLine, drop: set[str]) -> Optional[cst.
     elif isinstance(last.comma, cst.MaybeSentinel):
         keep[-1] = last.with_changes(comma=cst.Comma())
     return stmt.with_changes(body=[small.with_changes(names=keep)])
-
-
-def attr_chain_module(node: cst.CSTNode) -> Optional[str]:
-    return dotted(node)

@@ -23,7 +23,6 @@ from codemods.refactoring.cstutil import (
     def_line,
     dotted,
     plain_names,
-    replace_in_class,
     visit_holder,
     stmt,
     top_class,

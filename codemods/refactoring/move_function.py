@@ -21,6 +21,7 @@ import libcst.matchers as m
 from codemods.refactoring.cstutil import (
     ReplaceStatement,
     binding_line,
+    text_line,
     class_members,
     def_line,
     plain_names,
@@ -108,7 +109,7 @@ def _retarget_call_site(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe
     callee = f"self.{recipe.method_name}"
     call, stack, depth = find_single_call(cls, text, path, recipe, callee)
     line = stack[-1] if stack else None
-    where = _call_line(text, callee)
+    where = text_line(text, rf"{re.escape(callee)}\s*\(")
     if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
             and isinstance(line.body[0], cst.Assign) and line.body[0].value is call):
         raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 1 writes", path, where)
@@ -129,9 +130,3 @@ def _use_line(text: str, name: str, def_at: Optional[int]) -> int:
     start = sum(len(ln) for ln in text.splitlines(True)[:(def_at or 1) - 1])
     hit = pat.search(text, start) or pat.search(text)
     return text.count("\n", 0, hit.start()) + 1 if hit else (def_at or 1)
-
-
-def _call_line(text: str, callee: str):
-    at = re.search(rf"{re.escape(callee)}\s*\(", text)
-    return text.count("\n", 0, at.start()) + 1 if at else None
-

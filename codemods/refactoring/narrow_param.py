@@ -79,7 +79,8 @@ class _Uses(cst.CSTVisitor):
         self._targets(node, [node.target])
 
 
-def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
+def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> tuple[str, frozenset[str]]:
+    """(the target module's new text, the names its imports bind: for `tidy_source_imports`)."""
     n = recipe.narrow
     module = cst.parse_module(code)
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -112,7 +113,9 @@ def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
         name=cst.Name(n.new_param), annotation=cst.Annotation(cst.parse_expression(n.annotation)))
     func = func.with_changes(params=func.params.with_changes(kwonly_params=params), body=body)
     module = module.with_changes(body=(*module.body[:index], func, *module.body[index + 1:]))
-    return format_module(_drop_unused_imports(module).code, style)
+    module = _drop_unused_imports(module)
+    imported = frozenset(b for b, found in index_bindings(module).items() if any(x.kind == "import" for x in found))
+    return format_module(module.code, style), imported
 
 
 def _text_line(text: str, needle: str) -> int:
@@ -174,10 +177,8 @@ def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:]))
 
 
-def tidy_source_imports(module: cst.Module, target_code: str, style: Style) -> cst.Module:
+def tidy_source_imports(module: cst.Module, target_imported: frozenset[str], style: Style) -> cst.Module:
     """Drop top-level imports of names the target module imports and the source no longer spells."""
-    target_imported = {b for b, found in index_bindings(cst.parse_module(target_code)).items()
-                       if any(x.kind == "import" for x in found)}
     code = module.code
     body = []
     carry = None

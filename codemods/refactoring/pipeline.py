@@ -116,9 +116,9 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
         elif number == 3:
             module, where = leave_wrapper(module, text, source, recipe, style, hole)
         elif number == 4:
-            changed[target] = narrow_function(current[target], target, recipe, style)
+            changed[target], target_imported = narrow_function(current[target], target, recipe, style)
             module = narrow_caller(module, text, source, recipe, style)
-            module = tidy_source_imports(module, changed[target], style)
+            module = tidy_source_imports(module, target_imported, style)
         text = module.code
         changed[source] = text
         current.update(changed)

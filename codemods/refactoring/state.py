@@ -18,7 +18,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.refactoring.cstutil import class_members, def_line, dotted, top_class
-from codemods.refactoring.errors import BadInput
+from codemods.refactoring.errors import BadInput, Refusal
 from codemods.refactoring.recipe import Recipe
 
 NOT_FOUND = -1
@@ -48,8 +48,9 @@ def detect(module: cst.Module, text: str, path: Path, target_text: Optional[str]
     if len(members) > 1:
         return Status(0, line)  # step 1 refuses, naming the second definition
     node = members[0][1]
-    if isinstance(node, cst.SimpleStatementLine):
-        return Status(2, line)
+    if isinstance(node, cst.SimpleStatementLine):  # `name = ...` in the class: no step writes that
+        raise Refusal(f"{recipe.class_name}.{recipe.method_name} is a class-level assignment, not a method: "
+                      f"this codemod neither writes nor understands that form; convert it by hand", path, line)
     decorators = [dotted(d.decorator) for d in node.decorators]
     if decorators == ["staticmethod"]:
         return Status(1, line)

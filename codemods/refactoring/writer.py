@@ -95,15 +95,10 @@ def write_files(root: Path, changes: dict[Path, str], originals: dict[Path, Opti
         new_dirs += reversed(missing)
     try:
         _write_journal(journal, "writing", pairs, [str(d) for d in new_dirs])
+        for d in new_dirs:  # parents first
+            d.mkdir()
+            made_dirs.append(d)
         for path in order:
-            missing = []
-            d = path.parent
-            while not d.exists():
-                missing.append(d)
-                d = d.parent
-            for d in reversed(missing):
-                d.mkdir()
-                made_dirs.append(d)
             tmp = _tmp(path)
             with open(tmp, "w", encoding="utf-8", newline="") as f:
                 temps.append(tmp)
