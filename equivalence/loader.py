@@ -18,6 +18,8 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
+from codemods.refactoring import tree
+
 from . import platform
 from .analysis import METHOD, RUNNER_CLASS, AnalysisError, Shape, analyse
 from .stand_ins import HELPERS
@@ -56,12 +58,11 @@ class Version:
 
 
 def find_root(path: Path) -> Path:
-    """A git checkout (`python/sglang`) or any folder holding the `sglang` package."""
-    path = Path(path)
-    for candidate in (path, path / "python"):
-        if (candidate / RUNNER_PATH).is_file():
-            return candidate
-    raise LoadError(f"{path}: no {RUNNER_PATH} (expected a folder holding the sglang package)")
+    """The folder holding the `sglang` package: the codemod's rule (`codemods.refactoring.tree`)."""
+    try:
+        return tree.find_root(Path(path), RUNNER_PATH).root
+    except tree.NotASourceTree as e:
+        raise LoadError(f"{path}: {e}") from None
 
 
 def load_version(path: Path, label: str | None = None, overrides: dict[str, str] | None = None) -> Version:
