@@ -38,7 +38,7 @@ from codemods.refactoring.errors import (
 from codemods.refactoring.formatting import find_style
 from codemods.refactoring.pipeline import Plan, StepResult, locate, run
 from codemods.refactoring.state import NOT_FOUND
-from codemods.refactoring.writer import recover, write_files
+from codemods.refactoring.writer import write_files
 
 __all__ = ["refactor", "write_plan", "Plan", "StepResult", "CodemodError", "BadInput", "Refusal",
            "NoSuchMethod", "AlreadyApplied", "RECIPE", "FIXES", "FixResult"]

@@ -33,6 +33,18 @@ def dotted(node: cst.CSTNode) -> Optional[str]:
     return None
 
 
+def module_function(code: str, path: Path, name: str):
+    """(module, its one top-level function `name`, line-of-node) for a fix to rewrite; refuses
+    when `name` is not defined exactly once at module level."""
+    wrapper = MetadataWrapper(cst.parse_module(code))
+    pos = wrapper.resolve(PositionProvider)
+    line = lambda node: pos[node].start.line  # noqa: E731
+    funcs = [s for s in wrapper.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
+    if len(funcs) != 1:
+        raise Refusal(f"{name} is not defined exactly once at module level", path, line(funcs[1]) if funcs else 1)
+    return wrapper.module, funcs[0], line
+
+
 def stmt(text: str) -> cst.BaseStatement:
     return cst.parse_statement(text)
 

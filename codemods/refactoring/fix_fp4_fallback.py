@@ -33,8 +33,8 @@ from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import MetadataWrapper, PositionProvider
 
+from codemods.refactoring.cstutil import module_function
 from codemods.refactoring.errors import AlreadyApplied, Refusal
 from codemods.refactoring.formatting import Style, format_module
 
@@ -68,15 +68,8 @@ def _guard(spec: Fallback) -> m.BaseMatcherNode:
 
 def fix_fallback(code: str, path: Path, spec: Fallback, style: Style) -> str:
     """The fixed module text; `AlreadyApplied` if the guard is there, `Refusal` off shape."""
-    wrapper = MetadataWrapper(cst.parse_module(code))
-    module = wrapper.module
-    pos = wrapper.resolve(PositionProvider)
-    line = lambda node: pos[node].start.line  # noqa: E731
-    funcs = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == spec.function]
-    if len(funcs) != 1:
-        raise Refusal(f"{spec.function} is not defined exactly once at module level", path,
-                      line(funcs[1]) if funcs else 1)
-    func = funcs[0]
+    module, original_func, line = module_function(code, path, spec.function)
+    func = original_func
     where = f"{spec.function}: "
     body = list(func.body.body)
     if any(m.matches(s, _guard(spec)) for s in body):
@@ -119,7 +112,7 @@ def fix_fallback(code: str, path: Path, spec: Fallback, style: Style) -> str:
     new_chain = chain.visit(_Swap()).with_changes(leading_lines=())
     body[index:index + 1] = [guard, new_chain]
     func = func.with_changes(body=func.body.with_changes(body=body))
-    module = module.with_changes(body=[func if s is funcs[0] else s for s in module.body])
+    module = module.with_changes(body=[func if s is original_func else s for s in module.body])
     return format_module(module.code, style)
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import MetadataWrapper, PositionProvider
 
+from codemods.refactoring.cstutil import module_function
 from codemods.refactoring.errors import AlreadyApplied, Refusal
 from codemods.refactoring.formatting import Style, format_module
 
@@ -38,15 +38,7 @@ def _lookup(table: str) -> m.BaseMatcherNode:
 
 def fix_lookup(code: str, path: Path, spec: TableLookup, style: Style) -> str:
     """The fixed module text; `AlreadyApplied` if no lookup is left, `Refusal` off shape."""
-    wrapper = MetadataWrapper(cst.parse_module(code))
-    module = wrapper.module
-    pos = wrapper.resolve(PositionProvider)
-    line = lambda node: pos[node].start.line  # noqa: E731
-    funcs = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == spec.function]
-    if len(funcs) != 1:
-        raise Refusal(f"{spec.function} is not defined exactly once at module level", path,
-                      line(funcs[1]) if funcs else 1)
-    func = funcs[0]
+    module, func, line = module_function(code, path, spec.function)
     tables = [i for i, s in enumerate(module.body) if m.matches(s, m.SimpleStatementLine(
         body=[m.Assign(targets=[m.AssignTarget(m.Name(spec.table))])]))]
     if not tables and not m.findall(func, _lookup(spec.table)):

@@ -11,7 +11,6 @@ import configparser
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 import black
 import isort

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from codemods.refactoring.cstutil import (
     ReplaceStatement,

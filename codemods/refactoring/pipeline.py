@@ -6,12 +6,9 @@ in total) that `writer.write_plan` puts on disk all-or-nothing.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
-
-import libcst as cst
 
 from codemods.refactoring.cstutil import def_line, parse
 from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod
