@@ -1,7 +1,8 @@
 """Expected outputs of the codemod on our own fixture trees, one folder per shape and step.
 
 `python -m tests.codemod_expected` regenerates fixtures/codemod_expected/ (review the diff by
-eye before committing): for each shape, the touched files after steps 1, 1-2, 1-3 and 1-4.
+eye before committing): for each shape and step, the files that step changes (a step that
+leaves a file alone stores nothing for it; `expected_files` reads the latest version).
 """
 
 from __future__ import annotations
@@ -19,8 +20,12 @@ TARGET = "sglang/srt/mem_cache/kv_cache_dtype.py"
 
 
 def expected_files(shape: str, step: int) -> dict[str, str]:
-    folder = EXPECTED / shape / f"step{step}"
-    return {rel: (folder / rel).read_text() for rel in (RUNNER, TARGET) if (folder / rel).exists()}
+    """The touched files as they stand after steps 1..step."""
+    files: dict[str, str] = {}
+    for k in range(1, step + 1):
+        folder = EXPECTED / shape / f"step{k}"
+        files.update({rel: (folder / rel).read_text() for rel in (RUNNER, TARGET) if (folder / rel).exists()})
+    return files
 
 
 def regenerate() -> None:
@@ -31,8 +36,11 @@ def regenerate() -> None:
         plan = refactor(TREES / shape)
         current: dict[str, str] = {}
         for step in plan.steps:
-            current.update({str(p.relative_to(plan.root)): t for p, t in step.changes.items()})
-            for rel, text in current.items():
+            for path, text in step.changes.items():
+                rel = str(path.relative_to(plan.root))
+                if current.get(rel) == text:
+                    continue
+                current[rel] = text
                 out = EXPECTED / shape / f"step{step.number}" / rel
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text(text)
