@@ -1,0 +1,118 @@
+"""Modules of a source tree, by `ast` only: a file's dotted name, the file of a dotted name, and
+what each name bound by an import statement refers to (relative imports resolved)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def module_name(rel: str) -> str:
+    """`sglang/srt/utils/__init__.py` -> `sglang.srt.utils`; `a/b.py` -> `a.b`."""
+    parts = rel.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_package(rel: str) -> bool:
+    return rel.endswith("/__init__.py")
+
+
+def module_files(dotted: str) -> tuple[str, str]:
+    """The two files that may hold module `dotted`: `a/b.py` and `a/b/__init__.py`."""
+    base = dotted.replace(".", "/")
+    return f"{base}.py", f"{base}/__init__.py"
+
+
+def absolute_module(node: ast.ImportFrom, rel: str) -> str:
+    """The module an `ImportFrom` in file `rel` names, relative levels resolved."""
+    if not node.level:
+        return node.module or ""
+    package = module_name(rel).split(".")
+    if not is_package(rel):
+        package = package[:-1]
+    base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a name bound by an import statement refers to: `qualname` is the dotted name of the
+    imported object (`sglang.srt.utils.numa_utils`, `sglang.srt.utils.is_hip`; `import a.b.c`
+    binds `a`, whose qualname is `a`)."""
+
+    name: str
+    qualname: str
+    node: ast.stmt
+    from_module: str | None = None  # for `from M import X`: M (X may be a module or a symbol of M)
+
+
+def import_bindings(stmt: ast.stmt, rel: str) -> list[Binding]:
+    """The names an import statement in file `rel` binds."""
+    out = []
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.asname:
+                out.append(Binding(alias.asname, alias.name, stmt))
+            else:
+                root = alias.name.split(".")[0]
+                out.append(Binding(root, root, stmt))
+    elif isinstance(stmt, ast.ImportFrom):
+        module = absolute_module(stmt, rel)
+        for alias in stmt.names:
+            if alias.name != "*":
+                out.append(Binding(alias.asname or alias.name, f"{module}.{alias.name}", stmt, module))
+    return out
+
+
+def module_level_statements(body: list[ast.stmt]):
+    """Statements run at import time: the module body, and the blocks of `if` / `try` / `with`
+    at module level (not function or class bodies)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try, ast.With, ast.TryStar)):
+            for block in (getattr(stmt, f, []) for f in ("body", "orelse", "finalbody")):
+                yield from module_level_statements(block)
+            for handler in getattr(stmt, "handlers", []):
+                yield from module_level_statements(handler.body)
+
+
+def imports_in(statements, rel: str) -> dict[str, Binding]:
+    """name -> binding for every import among `statements` (a later import of a name wins)."""
+    out: dict[str, Binding] = {}
+    for stmt in statements:
+        for binding in import_bindings(stmt, rel):
+            out[binding.name] = binding
+    return out
+
+
+class Tree:
+    """A source tree (`root` holds the top-level package), with per-file text overrides; parses
+    each file once."""
+
+    def __init__(self, root: Path, overrides: dict[str, str] | None = None):
+        self.root = Path(root)
+        self.overrides = dict(overrides or {})
+        self._parsed: dict[str, ast.Module] = {}
+
+    def exists(self, rel: str) -> bool:
+        return rel in self.overrides or (self.root / rel).is_file()
+
+    def text(self, rel: str) -> str:
+        if rel in self.overrides:
+            return self.overrides[rel]
+        return (self.root / rel).read_text()
+
+    def path(self, rel: str) -> str:
+        return str(self.root / rel)
+
+    def parse(self, rel: str) -> ast.Module:
+        if rel not in self._parsed:
+            self._parsed[rel] = ast.parse(self.text(rel), self.path(rel))
+        return self._parsed[rel]
+
+    def module_file(self, dotted: str) -> str | None:
+        """The file holding module `dotted` in this tree, or None."""
+        return next((rel for rel in module_files(dotted) if self.exists(rel)), None)
