@@ -152,9 +152,10 @@ def test_already_applied_and_no_method_exit_codes(tmp_path, capsys):
 def test_dry_run_prints_a_diff_and_writes_nothing(tmp_path, capsys):
     root = tree(tmp_path)
     before = snapshot(root)
-    code, out, _ = run([root, "--dry-run"], capsys)
-    assert code == 0 and "recognised shape: record_dflash" in out
-    assert f"+++ b/{TARGET}" in out and f"--- a/{RUNNER}" in out
+    code, out, err = run([root, "--dry-run"], capsys)
+    assert code == 0 and "recognised shape: record_dflash" in err and "recognised" not in out
+    assert out.startswith(f"diff --git a/{RUNNER} b/{RUNNER}\n")
+    assert f"--- /dev/null\n+++ b/{TARGET}" in out and f"--- a/{RUNNER}" in out
     assert "+from sglang.srt.mem_cache import kv_cache_dtype" in out
     assert snapshot(root) == before
 
@@ -162,8 +163,9 @@ def test_dry_run_prints_a_diff_and_writes_nothing(tmp_path, capsys):
 def test_checkout_layout_is_found(tmp_path, capsys):
     checkout = tmp_path / "checkout"
     shutil.copytree(TREES / "record_call", checkout / "python")
-    code, out, _ = run([checkout], capsys)
-    assert code == 0 and f"found {checkout / 'python' / RUNNER}" in out.replace(str(checkout.resolve()), str(checkout))
+    code, out, err = run([checkout], capsys)
+    assert code == 0 and f"found {checkout / 'python' / RUNNER}" in err.replace(str(checkout.resolve()), str(checkout))
+    assert out == "" and f"wrote {(checkout / 'python' / TARGET).resolve()}" in err
 
 
 def git(root: Path, *args: str) -> str:
@@ -209,8 +211,8 @@ def test_commit_makes_one_commit_per_step(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "t@t")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "t")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "t@t")
-    code, _, _ = run([root, "--commit"], capsys)
-    assert code == 0
+    code, out, err = run([root, "--commit"], capsys)
+    assert code == 0 and out == "" and err.count("committed step ") == 4
     subjects = git(root, "log", "--format=%s").splitlines()
     assert len(subjects) == 5 and subjects[-1] == "base"
     assert "static method" in subjects[3]
@@ -249,7 +251,8 @@ def test_dry_run_into_a_closed_pipe_stops_quietly(tmp_path):
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # the reader goes away before the diff comes (like `| head -0`)
     err = proc.stderr.read().decode()
-    assert proc.wait() == 141 and err == ""
+    assert proc.wait() == 141 and "recognised shape" in err  # status lines only: no error, no traceback
+    assert "error" not in err.lower() and "Traceback" not in err
     assert snapshot(root) == before
 
 
@@ -276,7 +279,7 @@ def test_interrupted_between_renames_then_completed(tmp_path, crash_after):
     assert (root / TARGET).read_text() == expected_files("record_dflash", 4)[TARGET]
     res = subprocess.run([sys.executable, "-m", "codemods.extract_kv_dtype", str(root)], cwd=REPO,
                          capture_output=True, text=True)
-    assert "completed an interrupted run" in res.stdout
+    assert "completed an interrupted run" in res.stderr and res.stdout == ""
     assert res.returncode == 5  # the journal finished the write: already applied
     after = snapshot(root)
     assert {k: v.decode() for k, v in after.items() if k in (RUNNER, TARGET)} == expected_files("record_dflash", 4)

@@ -149,8 +149,8 @@ def run(argv, capsys):
 
 def test_cli_fix_alone_on_a_refactored_tree(tmp_path, capsys):
     root = step4_tree(tmp_path)
-    code, out, _ = run([root, "--fix", "fp4-fallback"], capsys)
-    assert code == 0 and "steps 1-4 already applied" in out and "fix fp4-fallback:" in out
+    code, _, err = run([root, "--fix", "fp4-fallback"], capsys)
+    assert code == 0 and "steps 1-4 already applied" in err and "fix fp4-fallback:" in err
     assert (root / TARGET).read_text() == expected_fixed("record_dflash", ("fp4-fallback",))
     code, _, err = run([root, "--fix", "fp4-fallback"], capsys)
     assert code == 5 and "already applied" in err and "fp4-fallback" in err
@@ -159,8 +159,8 @@ def test_cli_fix_alone_on_a_refactored_tree(tmp_path, capsys):
 def test_cli_fix_with_steps(tmp_path, capsys):
     root = tmp_path / "t"
     shutil.copytree(TREES / "record_call", root)
-    code, out, _ = run([root, "--steps", "1-4", "--fix", "kv-str-lookup"], capsys)
-    assert code == 0 and "step 4:" in out and "fix kv-str-lookup:" in out
+    code, _, err = run([root, "--steps", "1-4", "--fix", "kv-str-lookup"], capsys)
+    assert code == 0 and "step 4:" in err and "fix kv-str-lookup:" in err
     assert (root / TARGET).read_text() == expected_fixed("record_call", ("kv-str-lookup",))
 
 
@@ -200,8 +200,8 @@ def test_cli_commit_makes_one_commit_per_step_and_fix(tmp_path, capsys, monkeypa
     git(root, "init", "-q")
     git(root, "add", ".")
     git(root, "commit", "-qm", "base")
-    code, out, _ = run([root, "--commit", "--fix", "fp4-fallback", "--fix", "kv-str-lookup"], capsys)
-    assert code == 0 and "committed fix fp4-fallback:" in out
+    code, out, err = run([root, "--commit", "--fix", "fp4-fallback", "--fix", "kv-str-lookup"], capsys)
+    assert code == 0 and "committed fix fp4-fallback:" in err and out == ""
     subjects = git(root, "log", "--format=%s").splitlines()
     assert len(subjects) == 7 and subjects[-1] == "base"
     assert subjects[0].startswith("Really fall back to 'auto' for fp4_e2m1")

@@ -42,4 +42,4 @@ def test_the_codemod_refuses_a_subfolder_and_says_which_layout_it_found(wheel, c
     assert main([str(wheel / "docs"), "--dry-run"]) == 2
     assert "not an sglang tree: looked for" in capsys.readouterr().err
     assert main([str(wheel / "sglang"), "--dry-run"]) == 0
-    assert "in the sglang package folder" in capsys.readouterr().out.splitlines()[0]
+    assert "in the sglang package folder" in capsys.readouterr().err.splitlines()[0]

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import difflib
-import os
 import sys
 from pathlib import Path
 
 from codemods.extract_kv_dtype import RECIPE, refactor
 from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP, FixResult
-from codemods.refactoring.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput, CodemodError
+from codemods.refactoring.cli_output import print_diff, run_command, status
+from codemods.refactoring.errors import EXIT_OK, BadInput
 from codemods.refactoring.gitops import check_clean_repo, commit
 from codemods.refactoring.pipeline import locate
 from codemods.refactoring.writer import JOURNAL, recover, write_files
@@ -42,8 +41,6 @@ exit codes:
   141  stdout closed early (e.g. --dry-run | head): stops quietly, like a command killed by SIGPIPE
 """
 
-EXIT_BROKEN_PIPE = 141
-
 
 def parse_steps(text: str) -> range:
     try:
@@ -70,7 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "--fix the default is the steps the tree lacks (none on a refactored tree)")
     p.add_argument("--fix", action="append", choices=list(FIXES), default=[], metavar="NAME",
                    help=f"after step 4, also fix a review finding (repeatable): {', '.join(FIXES)}")
-    p.add_argument("--dry-run", action="store_true", help="print a unified diff, write nothing")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the unified diff alone on stdout, write nothing; its paths are relative to "
+                        "the git checkout holding PATH (else to PATH), so `--dry-run | git apply` run "
+                        "there writes what a run would. Status lines always go to stderr")
     p.add_argument("--commit", action="store_true",
                    help="one git commit per step (refused outside a git repository or on a dirty tree)")
     p.add_argument("--no-format", action="store_true",
@@ -80,20 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        code = _run(args)
-        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
-        return code
-    except BrokenPipeError:  # `--dry-run | head`: the reader went away; nothing more to say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
-    except CodemodError as exc:
-        print(f"error: {exc}" if exc.exit_code in (2, 3) else str(exc), file=sys.stderr)
-        return exc.exit_code
-    except OSError as exc:  # outside a write (those become WriteFailed below)
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    return run_command(lambda: _run(args))
 
 
 class WriteFailed(BadInput):
@@ -129,7 +116,7 @@ def _commit_steps(plan) -> None:
                            + state, exc.path) from None
         originals.update(step.changes)
         done.append(what)
-        print(f"committed {what}: {step.subject}")
+        status(f"committed {what}: {step.subject}")
 
 
 def _run(args) -> int:
@@ -137,7 +124,7 @@ def _run(args) -> int:
     if not args.dry_run:
         done = recover(root)
         if done:
-            print(done)
+            status(done)
     elif (root / JOURNAL).exists():
         raise BadInput("an interrupted run left its journal here: run once without --dry-run to "
                        "finish it (or roll it back) first", root / JOURNAL)
@@ -148,21 +135,16 @@ def _run(args) -> int:
     steps = args.steps or (None if args.fix else range(1, 5))
     plan = refactor(args.path, steps, format=not args.no_format, fixes=args.fix)
     for msg in plan.messages:
-        print(msg)
+        status(msg)
     if args.dry_run:
-        for path, new in plan.changes.items():
-            old = plan.originals.get(path) or ""
-            rel = path.relative_to(plan.root)
-            sys.stdout.writelines(difflib.unified_diff(
-                old.splitlines(True), new.splitlines(True),
-                f"a/{rel}" if plan.originals.get(path) is not None else "/dev/null", f"b/{rel}"))
+        print_diff(args.path, plan.changes, plan.originals)
         return EXIT_OK
     if args.commit:
         _commit_steps(plan)
         return EXIT_OK
     _write(plan.root, plan.changes, plan.originals)
     for path in plan.changes:
-        print(f"wrote {path}")
+        status(f"wrote {path}")
     return EXIT_OK
 
 
