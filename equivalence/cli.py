@@ -11,11 +11,11 @@ covered / could not load / bad usage (message names file and line).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
 
-from .loader import LoadError, find_root, load_version
 from .fix_steps import fix_trees, known_fixes
 from .steps import CodemodFailed, CodemodMissing, one_shot_tree, step_trees, temporary_workdir
 
@@ -45,8 +45,27 @@ exit codes:
   2  incomplete: verdict "inconclusive" (no divergence, but a branch of either version was
      never run) or an input the configurations do not cover / only stub; could not load a
      version (file and line named; includes _is_hip, fp8_dtype or torch not bound the sglang
-     way, since the harness sets them per configuration); bad usage
+     way, since the harness sets them per configuration); bad usage; torch or hypothesis not
+     installed (one line gives the install command)
 """
+
+
+# pyproject's `equivalence` extra (numpy: torch warns at import without it); a test keeps them equal
+INSTALL = "pip install 'torch==2.13.0' 'hypothesis>=6.100' numpy"
+
+
+def require_harness() -> None:
+    """Exit 2 with one line naming the install command when torch or hypothesis is missing
+    (this package installed without its `equivalence` extra)."""
+    for module in ("torch", "hypothesis"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+            print(f"equivalence: the harness needs torch and hypothesis, and {module} is not installed: {INSTALL} "
+                  "(or pip install -e '.[equivalence]' in a checkout of sglang-refactor)", file=sys.stderr)
+            raise SystemExit(2) from None
 
 
 def parse_args(argv):
@@ -76,6 +95,7 @@ def parse_args(argv):
         unknown = sorted(set(args.fix) - set(known_fixes()))
         if unknown:
             parser.error(f"unknown fix {unknown[0]!r}; known: {', '.join(known_fixes())}")
+    require_harness()
     if args.intended:
         from .intended import FINDINGS  # imports torch: only when --intended is given
 
@@ -89,7 +109,8 @@ def main(argv=None) -> int:
         args = parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
-    from .run import check  # imports torch
+    from .loader import LoadError, find_root, load_version  # imports torch, as .run does
+    from .run import check
     try:
         if args.steps:
             with temporary_workdir() as work:
