@@ -4,6 +4,7 @@ that follow one and use what it bound, and the names a piece of code binds or re
 from __future__ import annotations
 
 import ast
+import builtins
 
 
 def using_bound_locals(statement: ast.stmt, after: list[ast.stmt]) -> list[ast.stmt]:
@@ -41,3 +42,10 @@ def innermost(body: list[ast.stmt], is_call):
             continue
         inner = [found for block in child_blocks(stmt) for found in innermost(block, is_call)]
         yield from inner or [(body, i)]
+
+
+def global_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
+    """The globals a def reads: names it loads and never binds, parameters and builtins excluded."""
+    params = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    body = ast.Module(fn.body, [])
+    return {n for n in loaded_names(body) - stored_names(body) - params if not hasattr(builtins, n)}

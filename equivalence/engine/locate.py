@@ -290,17 +290,10 @@ class _CallFinder:
             return None
         if not self.tree.module_file(m):
             return "unbound" if self._ours(m) else None
-        return (m, binding.name) if binding.qualname.rpartition(".")[2] in self._bound_in(m) else "unbound"
+        return (m, binding.name) if binding.qualname.rpartition(".")[2] in self.tree.bound_names(self.tree.module_file(m)) else "unbound"
 
     def _ours(self, dotted: str) -> bool:
         return dotted.split(".")[0] == module_name(self.rel).split(".")[0]
-
-    def _bound_in(self, dotted: str) -> set[str]:
-        rel = self.tree.module_file(dotted)
-        statements = list(module_level_statements(_parse(self.tree, rel).body))
-        names = {n.id for s in statements for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        names |= {s.name for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-        return names | set(imports_in(statements, rel))
 
     def function_calls(self, name: str) -> list[_Found]:
         """Calls of a module-level function `name`, through an alias or the imported symbol."""

@@ -116,3 +116,34 @@ class Tree:
     def module_file(self, dotted: str) -> str | None:
         """The file holding module `dotted` in this tree, or None."""
         return next((rel for rel in module_files(dotted) if self.exists(rel)), None)
+
+    def bound_names(self, rel: str) -> set[str]:
+        """The names file `rel` binds at module level (assignments, defs, classes, imports)."""
+        statements = list(module_level_statements(self.parse(rel).body))
+        names = {n.id for s in statements if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+                 for n in ast.walk(t) if isinstance(n, ast.Name)}
+        names |= {s.name for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        return names | set(imports_in(statements, rel))
+
+    def canonical(self, qualname: str, depth: int = 4) -> str:
+        """The dotted name of the object `qualname` names, following imports (star imports too)
+        through the modules of this tree: `sglang.srt.utils.is_hip` ->
+        `sglang.srt.utils.common.is_hip` when `sglang.srt.utils` does `from .common import *`."""
+        dotted, _, name = qualname.rpartition(".")
+        rel = self.module_file(dotted) if dotted else None
+        if rel is None or depth == 0 or self.module_file(qualname):
+            return qualname
+        statements = list(module_level_statements(self.parse(rel).body))
+        binding = imports_in(statements, rel).get(name)
+        if binding is not None:
+            return self.canonical(binding.qualname, depth - 1) if binding.from_module else binding.qualname
+        if name in self.bound_names(rel):
+            return qualname
+        for stmt in statements:
+            if isinstance(stmt, ast.ImportFrom) and [a.name for a in stmt.names] == ["*"]:
+                star = absolute_module(stmt, rel)
+                star_rel = self.module_file(star)
+                if star_rel is not None and name in self.bound_names(star_rel):
+                    return self.canonical(f"{star}.{name}", depth - 1)
+        return qualname
