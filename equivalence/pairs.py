@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from . import progress
 from .compare import CLASSIFIED, EQUAL, absent_attributes, classify
 from .configs import Config, active_fields, enumerate_configs, hypothesis_configs, size_key, uncovered_inputs
 from .coverage import BranchTracer, Coverage
@@ -83,7 +84,7 @@ def run_pair(before: Version, after: Version, space: ConfigSpace, sessions: dict
     eager = after.shape.eager_self_reads
     differences: dict[str, Difference] = {}
     obs_before, obs_after = {}, {}
-    for config in configs:
+    for config in progress.each("configurations", configs):
         ob, oa = sb.run(config), sa.run(config)
         if observe_all:
             obs_before[config], obs_after[config] = ob, oa

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import progress
 from .findings import FindingSets, collect
 from .intended import apply_intended
 from .loader import Version
@@ -19,7 +20,7 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
     sets = FindingSets()
     restore = install_log_capture(versions)
     try:
-        results = [run_pair(b, a, space, sessions) for b, a in pairs]
+        results = [run_pair(b, a, space, sessions) for b, a in progress.each("pair", pairs, pair_label)]
         for index, finding in (intended or {}).items():
             apply_intended(results[index], finding, sessions, sets)
         first = results[0]
@@ -40,12 +41,16 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
     return build(results, findings, mutant_report)
 
 
+def pair_label(pair: tuple[Version, Version]) -> str:
+    return f"{pair[0].label} -> {pair[1].label}"
+
+
 def run_mutants(before: Version, after: Version, space: ConfigSpace, sessions: dict) -> dict:
     loaded = load_mutants(after)
     restore = install_log_capture([v for _, v, _ in loaded if v is not None])
     try:
         survivors, not_applicable, rejected, killed = [], [], [], 0
-        for mutant, version, problem in loaded:
+        for mutant, version, problem in progress.each("mutant", loaded, lambda m: m[0].id):
             if problem == NOT_APPLICABLE:
                 # e.g. drop-record on a shape that records nothing: no such change to make
                 not_applicable.append(mutant.id)
