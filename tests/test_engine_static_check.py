@@ -9,8 +9,8 @@ import pytest
 
 from codemods.extract_kv_dtype import refactor
 from equivalence.engine.locate import locate
-from equivalence.engine.static_check import StaticCheckError, static_check, to_markdown
-from tests.codemod_expected import TREES, expected_files
+from equivalence.engine.static_check import StaticCheckError, check_trees, static_check, to_markdown
+from tests.codemod_expected import SHAPES, TREES, expected_files
 from tests.engine_examples import RUNNER, TARGET, step_tree, write_tree
 from tests.releases import release_root
 
@@ -161,7 +161,7 @@ def test_narrowed_parameter(tmp_path):
 def test_static_method_never_called_cannot_be_mapped(tmp_path):
     root = step_tree(tmp_path / "after", 1, {RUNNER: ("self.cpu = self.bind(tp_rank=self.tp_rank, tp_size=self.tp_size)",
                                                        "pass")})
-    with pytest.raises(StaticCheckError, match=r"runner.py:17 Runner.bind: nothing calls bind"):
+    with pytest.raises(StaticCheckError, match=r"/after/pkg/runner.py:17: nothing calls bind, so no call"):
         static_check(locate(step_tree(tmp_path / "before", 0), RUNNER, "Runner", "bind"),
                      locate(root, RUNNER, "Runner", "bind"))
 
@@ -315,3 +315,12 @@ def test_release_upstream_reads_the_parallel_state_object(method, reads):
     assert {e.name: (e.expression, e.before_reads) for e in report.map if e.kind == "parameter"} == reads
     assert report.residuals and {r.kind for r in report.residuals} == {"mapping-mismatch"}
     assert all(c.equal for c in report.constants) and not report.divergent
+
+
+@pytest.mark.parametrize("pair", [(1, 2), (2, 3), (3, 4)], ids=["step1-2", "step2-3", "step3-4"])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_kv_fixture_consecutive_steps_have_no_residual(shape, pair):
+    before, after = pair
+    report = check_trees(TREES / shape, TREES / shape, MR, "ModelRunner", "configure_kv_cache_dtype",
+                         before_overrides=expected_files(shape, before), after_overrides=expected_files(shape, after))
+    assert report.residuals == [] and all(c.equal for c in report.constants)

@@ -25,14 +25,15 @@ from __future__ import annotations
 import ast
 import copy
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
 from .blocks import child_blocks
 from .constants import ConstantCheck, compare_constants
-from .locate import Extraction
+from .locate import Extraction, locate
 from .substitution import Logic, MapEntry, StaticCheckError, caller_note, logic_of, own_parameters
 
-__all__ = ["static_check", "StaticReport", "Residual", "StaticCheckError", "to_markdown"]
+__all__ = ["check_trees", "static_check", "StaticReport", "Residual", "StaticCheckError", "to_markdown"]
 
 
 @dataclass
@@ -68,6 +69,16 @@ class StaticReport:
                 "dropped_return": self.dropped_return,
                 "residuals": [r.to_json() for r in self.residuals],
                 "constants": [c.to_json() for c in self.constants], "divergent": self.divergent}
+
+
+def check_trees(before_root: Path, after_root: Path, source_rel: str, class_name: str, method_name: str,
+                function_name: str | None = None, *, before_overrides: dict[str, str] | None = None,
+                after_overrides: dict[str, str] | None = None) -> StaticReport:
+    """`static_check` of two trees (each folder holds the top-level package); LocateError or
+    StaticCheckError, naming file and line, when a version does not hold the shape."""
+    before = locate(before_root, source_rel, class_name, method_name, function_name, before_overrides)
+    after = locate(after_root, source_rel, class_name, method_name, function_name, after_overrides)
+    return static_check(before, after)
 
 
 def static_check(before: Extraction, after: Extraction) -> StaticReport:

@@ -41,7 +41,7 @@ class MapEntry:
 class Logic:
     """The statements of one version's logic, in the old method's terms (positions kept)."""
 
-    where: str  # "file:line CLASS.METHOD" or "file:line FUNCTION"
+    where: str  # "rel/file.py:line CLASS.METHOD" or "rel/file.py:line FUNCTION"
     rel: str
     text: str
     body: list[ast.stmt]
@@ -63,7 +63,7 @@ def own_parameters(ext: Extraction) -> set[str]:
 
 def logic_of(ext: Extraction, own: set[str]) -> Logic:
     node, rel = ext.core
-    where = f"{ext.tree.path(rel)}:{node.lineno} {ext.class_name + '.' if rel == ext.source_rel else ''}{node.name}"
+    where = f"{rel}:{node.lineno} {ext.class_name + '.' if rel == ext.source_rel else ''}{node.name}"
     text = ext.text(rel)
     params = _params(node.args)
     defaults = _defaults(node.args, text)
@@ -76,7 +76,8 @@ def logic_of(ext: Extraction, own: set[str]) -> Logic:
                      global_reads=reads - {self_name})
     call = ext.call
     if call is None:
-        raise StaticCheckError(f"{where}: nothing calls {node.name}, so no call gives its parameters' values")
+        raise StaticCheckError(f"{ext.tree.path(rel)}:{node.lineno}: nothing calls {node.name}, so no call "
+                               f"gives its parameters' values")
     caller_self = _caller_self(ext)
     loads, entries = _parameter_map(params, defaults, call, own, caller_self)
     body, results, caller_locals, dropped = _result_map(list(node.body), call, caller_self, text, entries)
