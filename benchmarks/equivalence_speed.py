@@ -27,11 +27,11 @@ def wall(cmd: list[str]) -> float:
 
 
 def core_loop(root: Path) -> float:
-    from equivalence.compare import absent_attributes, classify
-    from equivalence.loader import load_version
-    from equivalence.observe import Session, install_log_capture
-    from equivalence.pairs import ConfigSpace
-    from equivalence.steps import step_trees
+    from equivalence.presets.kv_dtype.compare import absent_attributes, classify
+    from equivalence.presets.kv_dtype.loader import load_version
+    from equivalence.presets.kv_dtype.observe import Session, install_log_capture
+    from equivalence.presets.kv_dtype.pairs import ConfigSpace
+    from equivalence.presets.kv_dtype.steps import step_trees
 
     with tempfile.TemporaryDirectory() as work:
         trees = step_trees(root, Path(work))

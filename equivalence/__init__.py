@@ -1,5 +1,6 @@
-"""Differential equivalence harness for the kv-cache-dtype extraction (sglang PR #31147).
+"""Differential equivalence harness for method extractions in sglang.
 
-Data flows one way: loader -> configs -> observe -> compare/findings/coverage -> report.
-`python -m equivalence BEFORE AFTER` or `python -m equivalence --steps PATH`; see cli.py.
+`cli.py` turns the command line into labelled trees and pairs; `engine/` holds what is generic
+(stubbed imports, branch coverage, temporary trees); `presets/kv_dtype/` is PR #31147's check
+(its inputs, findings, fixes' deltas and mutants). See README "Reviewing".
 """

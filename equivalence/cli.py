@@ -1,8 +1,12 @@
 """`python -m equivalence BEFORE AFTER` / `python -m equivalence --steps PATH`.
 
+Parses the command line into labelled trees and the pairs to check, hands them to
+`check_trees`, writes the reports and maps the verdict to the exit code. What a version is
+and how it is checked belongs to the subject (today: the kv_dtype preset, PR #31147).
+
 A fix's delta: `--steps PATH --fix NAME` (repeatable) adds the codemod's fixes after step 4,
 each pair checked against the finding it addresses; `BEFORE AFTER --intended FINDING_ID`
-checks AFTER as a fix of that finding in BEFORE (see intended.py).
+checks AFTER as a fix of that finding in BEFORE.
 
 Exit 0 equivalent, 1 divergent (wins over incomplete coverage), 2 inconclusive / input not
 covered / could not load / bad usage (message names file and line).
@@ -14,11 +18,10 @@ import argparse
 import importlib
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fix_steps import fix_trees, known_fixes
-from .steps import CodemodFailed, CodemodMissing, one_shot_tree, step_trees, temporary_workdir
-
+from .engine.trees import CodemodFailed, CodemodMissing, temporary_workdir
 
 EPILOG = """\
 what it does:
@@ -68,6 +71,16 @@ def require_harness() -> None:
             raise SystemExit(2) from None
 
 
+@dataclass
+class Options:
+    """How hard to look, and what to add to the pairwise check."""
+
+    seed: int | None = None
+    examples: int = 150
+    mutants: bool = False
+    intended: dict[int, str] = field(default_factory=dict)  # pair index -> finding that pair fixes
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python -m equivalence", description=__doc__.splitlines()[0],
@@ -92,16 +105,48 @@ def parse_args(argv):
     if args.intended and args.steps:
         parser.error("--intended goes with BEFORE AFTER (with --steps, use --fix NAME)")
     if args.fix:
+        from .presets.kv_dtype.fixes import known_fixes
+
         unknown = sorted(set(args.fix) - set(known_fixes()))
         if unknown:
             parser.error(f"unknown fix {unknown[0]!r}; known: {', '.join(known_fixes())}")
     require_harness()
     if args.intended:
-        from .intended import FINDINGS  # imports torch: only when --intended is given
+        from .presets.kv_dtype.intended import FINDINGS  # imports torch: only when --intended is given
 
         if args.intended not in FINDINGS:
             parser.error(f"unknown finding {args.intended!r}; known: {', '.join(FINDINGS)}")
     return args
+
+
+def check_trees(trees: list[tuple[str, Path]], pairs: list[tuple[int, int]], options: Options) -> dict:
+    """Load each labelled tree as a version and check each pair (indices into `trees`): the one
+    entry point of every flow (two trees, codemod steps, ...). Returns the report dict; raises
+    LoadError naming file and line when a version cannot be loaded."""
+    from .presets.kv_dtype.loader import load_version
+    from .presets.kv_dtype.run import check  # imports torch
+
+    versions = [load_version(path, label) for label, path in trees]
+    return check(versions, [(versions[b], versions[a]) for b, a in pairs], options.seed, options.examples,
+                 options.mutants, options.intended)
+
+
+def steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int, int]], dict[int, str]]:
+    """original -> step 1 -> ... -> step 4 (-> fixes), then original -> the one-shot output;
+    trees in refactoring order (findings name the version a fix removed them in)."""
+    from .presets.kv_dtype.fixes import fix_trees
+    from .presets.kv_dtype.loader import find_root
+    from .presets.kv_dtype.steps import one_shot_tree, step_trees
+
+    root = find_root(args.steps)
+    steps = step_trees(root, work)
+    fixed = fix_trees(steps[-1][1], work, args.fix, steps[0][1]) if args.fix else []
+    one_shot = one_shot_tree(root, work)
+    trees = steps + [one_shot] + [(label, path) for label, path, _ in fixed]
+    chain = list(range(len(steps))) + list(range(len(steps) + 1, len(trees)))
+    pairs = list(zip(chain, chain[1:])) + [(0, len(steps))]
+    intended = {len(steps) - 1 + i: finding for i, (_, _, finding) in enumerate(fixed)}
+    return trees, pairs, intended
 
 
 def main(argv=None) -> int:
@@ -109,30 +154,21 @@ def main(argv=None) -> int:
         args = parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
-    from .loader import LoadError, find_root, load_version  # imports torch, as .run does
-    from .run import check
+    options = Options(args.seed, args.examples, args.mutants)
+    from .presets.kv_dtype.loader import LoadError  # imports torch
+
     try:
-        if args.steps:
-            with temporary_workdir() as work:
-                root = find_root(args.steps)
-                trees = step_trees(root, Path(work))
-                fixed = fix_trees(trees[-1][1], Path(work), args.fix, trees[0][1]) if args.fix else []
-                chain = [load_version(path, label) for label, path in trees + [t[:2] for t in fixed]]
-                one_shot = load_version(*reversed(one_shot_tree(root, Path(work))))
-                # consecutive pairs (steps, then fixes), then original -> the codemod's one-shot output
-                pairs = list(zip(chain, chain[1:])) + [(chain[0], one_shot)]
-                intended = {len(trees) - 1 + i: finding for i, (_, _, finding) in enumerate(fixed)}
-                # in refactoring order (findings name the version a fix removed them in)
-                versions = chain[:len(trees)] + [one_shot] + chain[len(trees):]
-                report = check(versions, pairs, args.seed, args.examples, args.mutants, intended)
-        else:
-            before, after = (load_version(p, str(p)) for p in args.trees)
-            intended = {0: args.intended} if args.intended else None
-            report = check([before, after], [(before, after)], args.seed, args.examples, args.mutants, intended)
+        with temporary_workdir() as work:
+            if args.steps:
+                trees, pairs, options.intended = steps_flow(args, Path(work))
+            else:
+                trees, pairs = [(str(p), p) for p in args.trees], [(0, 1)]
+                options.intended = {0: args.intended} if args.intended else {}
+            report = check_trees(trees, pairs, options)
     except (LoadError, CodemodMissing, CodemodFailed) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2
-    from .report import markdown, terminal
+    from .presets.kv_dtype.report import markdown, terminal
 
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

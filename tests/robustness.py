@@ -93,7 +93,7 @@ class Evaluator:
     """Holds the harness state shared by all variants of one process (configurations)."""
 
     def __init__(self, examples: int = EXAMPLES):
-        from equivalence.pairs import ConfigSpace
+        from equivalence.presets.kv_dtype.pairs import ConfigSpace
 
         self.space = ConfigSpace(None, examples)
 
@@ -107,10 +107,10 @@ class Evaluator:
 
     def _evaluate(self, variant: Variant, work: Path) -> Outcome:
         from codemods.extract_kv_dtype import Refusal, refactor, write_plan
-        from equivalence.loader import LoadError, load_version
-        from equivalence.observe import install_log_capture
-        from equivalence.pairs import run_pair
-        from equivalence.report import pair_json
+        from equivalence.presets.kv_dtype.loader import LoadError, load_version
+        from equivalence.presets.kv_dtype.observe import install_log_capture
+        from equivalence.presets.kv_dtype.pairs import run_pair
+        from equivalence.presets.kv_dtype.report import pair_json
 
         work = work.resolve()
         before = variant.write(work / "before")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from equivalence.compare import DEFERRED, EAGER, EQUAL, NOT_MODELLED, classify
-from equivalence.observe import Observation
+from equivalence.presets.kv_dtype.compare import DEFERRED, EAGER, EQUAL, NOT_MODELLED, classify
+from equivalence.presets.kv_dtype.observe import Observation
 
 BF16, FP8 = torch.bfloat16, torch.float8_e4m3fn
 

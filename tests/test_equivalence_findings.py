@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from equivalence.findings import FP4, KEYERROR, collect
-from equivalence.loader import load_version
-from equivalence.observe import Session, install_log_capture
-from equivalence.pairs import ConfigSpace
+from equivalence.presets.kv_dtype.findings import FP4, KEYERROR, collect
+from equivalence.presets.kv_dtype.loader import load_version
+from equivalence.presets.kv_dtype.observe import Session, install_log_capture
+from equivalence.presets.kv_dtype.pairs import ConfigSpace
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "trees"
 

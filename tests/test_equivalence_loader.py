@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from equivalence.configs import ABSENT, Config, ModelSpec
-from equivalence.loader import LoadError, load_version
-from equivalence.observe import Session, install_log_capture
-from equivalence.stubs import PrivateModules, StubScope, StubTouched, StubValue
+from equivalence.presets.kv_dtype.configs import ABSENT, Config, ModelSpec
+from equivalence.presets.kv_dtype.loader import LoadError, load_version
+from equivalence.presets.kv_dtype.observe import Session, install_log_capture
+from equivalence.engine.stubs import PrivateModules, StubScope, StubTouched, StubValue
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "trees"
 RUNNER = "sglang/srt/model_executor/model_runner.py"

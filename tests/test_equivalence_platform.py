@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from equivalence.cli import main
-from equivalence.loader import LoadError, load_version
+from equivalence.presets.kv_dtype.loader import LoadError, load_version
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "trees"
 RUNNER = "sglang/srt/model_executor/model_runner.py"
@@ -77,7 +77,7 @@ def test_cli_exits_2_naming_file_and_line(tmp_path, capsys, edit):
 
 
 def test_platform_mutants_are_killed_by_the_load_check():
-    from equivalence.run import check
+    from equivalence.presets.kv_dtype.run import check
 
     before, after = load_version(FIXTURES / "record_call", "b"), load_version(FIXTURES / "record_call_after", "a")
     mutants = check([before, after], [(before, after)], mutants=True)["mutants"]

@@ -133,7 +133,7 @@ def test_dflash_fixture_step_by_step(tmp_path):
 
 def test_a_surviving_mutant_fails_the_run(monkeypatch, capsys):
     """--mutants is a self-check: if the harness misses a mutant, its 'equivalent' is not trusted."""
-    import equivalence.run as run
+    import equivalence.presets.kv_dtype.run as run
 
     monkeypatch.setattr(run, "run_mutants", lambda *a: {
         "total": 2, "killed": 1,
@@ -147,7 +147,7 @@ def test_steps_checks_the_codemods_one_shot_output_last(tmp_path, monkeypatch):
     """The last pair is original -> what the codemod writes in one run (not the step-4 copy of
     the step-by-step chain): a difference only the one-shot output has must be seen."""
     pytest.importorskip("codemods.extract_kv_dtype")
-    import equivalence.steps as steps
+    import equivalence.presets.kv_dtype.steps as steps
 
     real = steps._refactor()
 

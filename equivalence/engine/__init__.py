@@ -7,4 +7,7 @@ Static modules (pure `ast`, no loading, no torch):
 - `static_check`: the moved code against the old body, modulo the substitution map, and the
   moved module-level constants value for value;
 - `mutate`: generic mutants of the moved function and the wrapper, as file overrides.
+
+Running: `stubs` (sglang neighbours stubbed at import), `faithful` (helpers run as sglang
+does), `coverage` (branch coverage), `trees` (versions in temporary trees).
 """

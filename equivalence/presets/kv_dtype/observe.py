@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 import torch
 
 from .configs import ABSENT, Config, ModelSpec, json_value
-from .stand_ins import RANK0
+from ...engine.faithful import RANK0
 from .loader import Version, module_loggers
-from .stubs import StubTouched
+from ...engine.stubs import StubTouched
 
 HIDDEN_FLOAT4 = "float4_e2m1fn_x2"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import progress
+from ... import progress
 from .findings import FindingSets, collect
 from .intended import apply_intended
 from .loader import Version

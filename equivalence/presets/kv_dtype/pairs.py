@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from . import progress
+from ... import progress
 from .compare import CLASSIFIED, EQUAL, absent_attributes, classify
 from .configs import Config, active_fields, enumerate_configs, hypothesis_configs, size_key, uncovered_inputs
-from .coverage import BranchTracer, Coverage
+from ...engine.coverage import BranchTracer, Coverage
 from .loader import Version
 from .observe import Observation, Session
 

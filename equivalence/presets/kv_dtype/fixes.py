@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .steps import CodemodMissing, apply_in_copy
+from ...engine.trees import CodemodMissing, apply_in_copy
 
 
 def known_fixes() -> dict[str, str]:

@@ -22,8 +22,8 @@ from codemods.refactoring import tree
 
 from . import platform
 from .analysis import METHOD, RUNNER_CLASS, AnalysisError, Shape, analyse
-from .stand_ins import HELPERS
-from .stubs import PrivateModules, StubScope, is_stub
+from ...engine.faithful import HELPERS
+from ...engine.stubs import PrivateModules, StubScope, is_stub
 
 RUNNER_PATH = "sglang/srt/model_executor/model_runner.py"
 KV_PATH = "sglang/srt/mem_cache/kv_cache_dtype.py"

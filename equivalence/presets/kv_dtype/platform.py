@@ -20,7 +20,7 @@ import types
 
 import torch
 
-from .stubs import is_stub
+from ...engine.stubs import is_stub
 
 PLATFORM_GLOBALS = ("_is_hip", "fp8_dtype", "torch")
 

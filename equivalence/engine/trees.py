@@ -1,0 +1,48 @@
+"""Versions made by a codemod: each in a temporary copy of the user's tree (hard links, so that
+copying a release is cheap; changed files are replaced, never written through a link)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+
+class CodemodMissing(Exception):
+    """The codemod a flow needs is not importable here."""
+
+
+class CodemodFailed(Exception):
+    """The codemod refused or found nothing to do on the tree (its message, about the user's tree)."""
+
+
+def _link_copy(src: Path, dest: Path) -> None:
+    def link(a, b):
+        try:
+            os.link(a, b)
+        except OSError:
+            shutil.copy2(a, b)
+
+    shutil.copytree(src, dest, copy_function=link)
+
+
+def apply_in_copy(previous: Path, dest: Path, original: Path, run) -> Path:
+    """Link-copy `previous` to `dest` and write there the changes of `run(dest)` (a codemod plan)."""
+    from codemods.refactoring.errors import CodemodError
+
+    _link_copy(previous, dest)
+    try:
+        plan = run(dest)
+    except CodemodError as e:  # name the user's tree, not our temporary copy
+        raise CodemodFailed(str(e).replace(str(dest), str(original))) from None
+    for path, text in plan.changes.items():
+        path = Path(path)
+        path.unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return dest
+
+
+def temporary_workdir() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="equivalence-")

@@ -1,0 +1,1 @@
+"""Checks specific to one refactoring: each preset names its inputs, findings and mutants."""
