@@ -334,3 +334,16 @@ def test_release_0_5_16_details():
     assert "_record_kv_cache_dtype" in _src(kv.call.result.follow_up[0])
     inferred = locate(root, MR, "ModelRunner", "get_pp_proxy_topk_size")
     assert (inferred.function_name, inferred.function_name_inferred) == ("resolve_pp_proxy_topk_size", True)
+
+
+@pytest.mark.parametrize("tree", ["record_call_after", "record_call_after_case_bug"])
+def test_kv_fixture_written_after(tree):
+    ext = locate(TREES / tree, MR, "ModelRunner", "configure_kv_cache_dtype")
+    assert (ext.shape, ext.target_rel, ext.call.where) == ("wrapper", "sglang/srt/mem_cache/kv_cache_dtype.py", "wrapper")
+
+
+def test_kv_fixture_without_the_method():
+    root = TREES / "no_method"
+    with pytest.raises(LocateError, match=r"model_runner.py:\d+: ModelRunner has no method configure_kv_cache_dtype "
+                                          r"and no call of an extracted configure_kv_cache_dtype\(\.\.\.\)"):
+        locate(root, MR, "ModelRunner", "configure_kv_cache_dtype")

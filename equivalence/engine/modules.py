@@ -45,7 +45,6 @@ class Binding:
 
     name: str
     qualname: str
-    node: ast.stmt
     from_module: str | None = None  # for `from M import X`: M (X may be a module or a symbol of M)
 
 
@@ -55,15 +54,15 @@ def import_bindings(stmt: ast.stmt, rel: str) -> list[Binding]:
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
             if alias.asname:
-                out.append(Binding(alias.asname, alias.name, stmt))
+                out.append(Binding(alias.asname, alias.name))
             else:
                 root = alias.name.split(".")[0]
-                out.append(Binding(root, root, stmt))
+                out.append(Binding(root, root))
     elif isinstance(stmt, ast.ImportFrom):
         module = absolute_module(stmt, rel)
         for alias in stmt.names:
             if alias.name != "*":
-                out.append(Binding(alias.asname or alias.name, f"{module}.{alias.name}", stmt, module))
+                out.append(Binding(alias.asname or alias.name, f"{module}.{alias.name}", module))
     return out
 
 
