@@ -34,8 +34,9 @@ def harness(*args: str, missing: str | None = None, tmp_path: Path | None = None
 
 
 @pytest.mark.parametrize("missing", ["torch", "hypothesis"])
-@pytest.mark.parametrize("args", [[TREE, TREE], ["--steps", TREE, "--mutants"], [TREE, TREE, "--intended", "kv-str-keyerror"]],
-                         ids=["two trees", "steps", "intended"])
+@pytest.mark.parametrize("args", [[TREE, TREE], ["--steps", TREE, "--mutants"], ["--steps", TREE, "--fix", "fp4-fallback"],
+                                  [TREE, TREE, "--intended", "kv-str-keyerror"]],
+                         ids=["two trees", "steps", "fix", "intended"])
 def test_without_the_extra_one_line_and_exit_2(tmp_path, missing, args):
     res = harness(*args, missing=missing, tmp_path=tmp_path)
     assert res.returncode == 2 and res.stdout == ""
