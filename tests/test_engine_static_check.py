@@ -58,12 +58,14 @@ BIND_CALL = "binding.bind(tp_rank=self.tp_rank, tp_size=self.tp_size)"
      [("mapping-mismatch", 21, 14), ("mapping-mismatch", 23, 16)]),
     ({RUNNER: ("self.cpu = binding", "self.cpu_mutant = binding")},
      [("mapping-mismatch", 21, 14), ("mapping-mismatch", 23, 16), ("mapping-mismatch", 24, 17)]),
+    ({RUNNER: ("self.cpu = binding", "_ = binding")},
+     [("mapping-mismatch", 21, 14), ("mapping-mismatch", 23, 16), ("mapping-mismatch", 24, 17)]),
     ({TARGET: ("cpu = tp_rank\n", "cpu = tp_rank + 1\n")}, [("changed", 21, 14)]),
     ({TARGET: ("    return cpu\n", '    logger.info("done")\n    return cpu\n')}, [("added", None, 18)]),
     ({TARGET: ('        logger.warning("bound %s", cpu)\n', "")}, [("removed", 24, None)]),
     ({TARGET: ("Pick this rank's CPU.", "Pick a CPU.")}, [("changed", 17, 10)]),
     ({TARGET: ('if mode == "all":', 'if mode == "any":')}, [("changed", 19, 12)]),
-], ids=["parameter-from-another-attribute", "result-to-another-attribute", "statement-changed",
+], ids=["parameter-from-another-attribute", "result-to-another-attribute", "write-dropped", "statement-changed",
         "statement-added", "statement-removed", "docstring-changed", "test-changed"])
 def test_residuals(tmp_path, edits, expected):
     report = _check(tmp_path, 3, edits)
