@@ -158,46 +158,64 @@ def test_steps_1_2_applied_is_recognised_by_the_call_site(tmp_path):
     assert exc.value.line
 
 
-# A moved name read as an attribute of model_runner from another file: refused, file and line.
+# A moved name read as an attribute of model_runner from another file: the file imports the new
+# module right after the runner's import and reads the table there (forms: test_checkout_references).
 ATTRIBUTE_READS = {
     "from-package-import-module": (
         "from sglang.srt.model_executor import model_runner\n\n\n"
         "def kv_str(dtype):\n    return model_runner.TORCH_DTYPE_TO_KV_CACHE_STR[dtype]\n",
-        5, "model_runner.TORCH_DTYPE_TO_KV_CACHE_STR"),
+        "from sglang.srt.model_executor import model_runner\nfrom sglang.srt.mem_cache import kv_cache_dtype\n\n\n"
+        "def kv_str(dtype):\n    return kv_cache_dtype.TORCH_DTYPE_TO_KV_CACHE_STR[dtype]\n"),
     "import-as": (
         "import os\nimport sglang.srt.model_executor.model_runner as mr\n\n"
         "TABLE = mr.TORCH_DTYPE_TO_KV_CACHE_STR\n",
-        4, "mr.TORCH_DTYPE_TO_KV_CACHE_STR"),
+        "import os\nimport sglang.srt.model_executor.model_runner as mr\nfrom sglang.srt.mem_cache import "
+        "kv_cache_dtype\n\nTABLE = kv_cache_dtype.TORCH_DTYPE_TO_KV_CACHE_STR\n"),
     "plain-import-dotted": (
         "import sglang.srt.model_executor.model_runner\n\n\ndef f():\n"
         "    return sglang.srt.model_executor.model_runner.TORCH_DTYPE_TO_KV_CACHE_STR\n",
-        5, "sglang.srt.model_executor.model_runner.TORCH_DTYPE_TO_KV_CACHE_STR"),
+        "import sglang.srt.model_executor.model_runner\nimport sglang.srt.mem_cache.kv_cache_dtype\n\n\ndef f():\n"
+        "    return sglang.srt.mem_cache.kv_cache_dtype.TORCH_DTYPE_TO_KV_CACHE_STR\n"),
     "relative-import-in-function": (
         "def f(dtype):\n    from ..model_executor import model_runner as m\n\n"
         "    return m.TORCH_DTYPE_TO_KV_CACHE_STR.get(dtype)\n",
-        4, "m.TORCH_DTYPE_TO_KV_CACHE_STR"),
+        "def f(dtype):\n    from ..model_executor import model_runner as m\n"
+        "    from sglang.srt.mem_cache import kv_cache_dtype\n\n"
+        "    return kv_cache_dtype.TORCH_DTYPE_TO_KV_CACHE_STR.get(dtype)\n"),
 }
 
 
-@pytest.mark.parametrize("case", ATTRIBUTE_READS)
-def test_attribute_read_of_the_moved_table_through_the_module_is_refused(tmp_path, case):
-    code, line, spelled = ATTRIBUTE_READS[case]
+def tree_with_user(tmp_path, code):
+    """The record_call tree plus sglang/srt/layers/user.py holding `code`."""
     root = tmp_path / "t"
     shutil.copytree(TREES / "record_call", root)
     user = root / "sglang/srt/layers/user.py"
     user.parent.mkdir(parents=True)
     user.write_text(code)
+    return root, user
+
+
+@pytest.mark.parametrize("case", ATTRIBUTE_READS)
+def test_attribute_read_of_the_moved_table_through_the_module_is_rewritten(tmp_path, case):
+    code, expected = ATTRIBUTE_READS[case]
+    root, user = tree_with_user(tmp_path, code)
+    write_plan(refactor(root, range(1, 3)))
+    assert user.read_text() == expected
+    write_plan(refactor(root, range(3, 5)))
+    assert user.read_text() == expected
+
+
+def test_attribute_read_the_rewrite_cannot_carry_is_refused(tmp_path):
+    code = ("from sglang.srt.model_executor import model_runner\n\nkv_cache_dtype = 'fp8'\n"
+            "X = model_runner.TORCH_DTYPE_TO_KV_CACHE_STR\n")
+    root, user = tree_with_user(tmp_path, code)
     runner_before = (root / RUNNER).read_text()
     with pytest.raises(Refusal) as exc:
         write_plan(refactor(root))
-    assert exc.value.path == user and exc.value.line == line
-    assert f"reads {spelled} through the module sglang.srt.model_executor.model_runner" in str(exc.value)
-    assert "sglang.srt.mem_cache.kv_cache_dtype" in str(exc.value)
+    assert exc.value.path == user.resolve() and exc.value.line == 4
+    assert "reads sglang.srt.model_executor.model_runner.TORCH_DTYPE_TO_KV_CACHE_STR" in str(exc.value)
     assert user.read_text() == code and (root / RUNNER).read_text() == runner_before
     assert not (root / "sglang/srt/mem_cache").exists()
-    write_plan(refactor(root, range(1, 2)))  # step 1 does not move the table
-    with pytest.raises(Refusal, match="through the module"):
-        refactor(root, range(2, 5))
 
 
 def test_attribute_read_is_fine_when_the_runner_still_binds_the_table(tmp_path):
@@ -214,12 +232,8 @@ def test_attribute_read_is_fine_when_the_runner_still_binds_the_table(tmp_path):
 
 
 def test_other_attributes_and_other_modules_are_left_alone(tmp_path):
-    root = tmp_path / "t"
-    shutil.copytree(TREES / "record_call", root)
-    user = root / "sglang/srt/layers/user.py"
-    user.parent.mkdir(parents=True)
     code = ("from sglang.srt.model_executor import model_runner\nfrom other import tables\n\n"
             "X = model_runner.ModelRunner\nY = tables.TORCH_DTYPE_TO_KV_CACHE_STR\n")
-    user.write_text(code)
+    root, user = tree_with_user(tmp_path, code)
     write_plan(refactor(root))
     assert user.read_text() == code

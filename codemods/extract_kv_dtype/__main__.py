@@ -35,7 +35,7 @@ exit codes:
      unreadable or read-only file, target module present with other content,
      --steps not starting where the tree is, --commit outside git or on a dirty tree
   3  refused: the method holds a construct the rewrite cannot carry (file:line: why)
-     or another file reads TORCH_DTYPE_TO_KV_CACHE_STR as an attribute of model_runner
+     or places elsewhere in the checkout that step 2 cannot update (all listed)
   4  no such method: the release predates ModelRunner.configure_kv_cache_dtype
   5  already applied: nothing to do
   141  stdout closed early (e.g. --dry-run | head): stops quietly, like a command killed by SIGPIPE

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import difflib
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from codemods.refactoring.errors import EXIT_BAD_INPUT, EXIT_REFUSED, CodemodError
+from codemods.refactoring.gitops import git_work_tree
 
 EXIT_BROKEN_PIPE = 141
 NO_NEWLINE = "\\ No newline at end of file\n"
@@ -51,16 +51,6 @@ def run_command(run: Callable[[], int]) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-
-
-def git_work_tree(path: Path) -> Optional[Path]:
-    """The top of the git work tree holding `path` (symlinks resolved), or None outside git."""
-    try:
-        res = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path, capture_output=True, text=True)
-    except OSError:  # no git on this machine
-        return None
-    top = res.stdout.strip()
-    return Path(top).resolve() if res.returncode == 0 and top else None
 
 
 def diff_base(path: Path, files: Iterable[Path]) -> Path:

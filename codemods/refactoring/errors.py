@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -52,3 +53,31 @@ class AlreadyApplied(CodemodError):
     """The tree already has the refactoring: nothing to do."""
 
     exit_code = EXIT_ALREADY_APPLIED
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """One place in one file, and what is wrong there (or what is there)."""
+
+    path: Path
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.what}"
+
+
+class Conflicts(Refusal):
+    """Every place the rewrite cannot carry, listed together (all conflicts first, as PyCharm's
+    Move does, rather than one per run). `path`/`line` are the first location's."""
+
+    def __init__(self, locations: Iterable[Location]):
+        self.locations = sorted(set(locations))
+        first = self.locations[0]
+        super().__init__(first.what, first.path, first.line)
+
+    def __str__(self) -> str:
+        if len(self.locations) == 1:
+            return str(self.locations[0])
+        return (f"{len(self.locations)} places the refactoring cannot update:\n"
+                + "\n".join(f"  {loc}" for loc in self.locations))

@@ -1,15 +1,26 @@
-"""One git commit per step, refusing outside a repository or on a dirty tree."""
+"""Git: the work tree holding a path; one commit per step, refusing outside a repository or on a dirty tree."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Optional
 
 from codemods.refactoring.errors import BadInput
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def git_work_tree(path: Path) -> Optional[Path]:
+    """The top of the git work tree holding `path` (symlinks resolved), or None outside git."""
+    try:
+        res = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path, capture_output=True, text=True)
+    except OSError:  # no git on this machine
+        return None
+    top = res.stdout.strip()
+    return Path(top).resolve() if res.returncode == 0 and top else None
 
 
 def check_clean_repo(root: Path) -> Path:

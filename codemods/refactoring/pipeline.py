@@ -13,13 +13,14 @@ from typing import Callable, Optional
 from codemods.refactoring.cstutil import def_line, parse
 from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod
 from codemods.refactoring.formatting import Style
-from codemods.refactoring.importers import redirect_importers
+from codemods.refactoring.checkout import Checkout
 from codemods.refactoring.imports import index_bindings
 from codemods.refactoring.leave_wrapper import leave_wrapper
 from codemods.refactoring.make_static import make_static
 from codemods.refactoring.move_function import move_function
 from codemods.refactoring.narrow_param import narrow_caller, narrow_function, tidy_source_imports
 from codemods.refactoring.recipe import Recipe
+from codemods.refactoring.references import Move, update_references
 from codemods.refactoring.state import NOT_FOUND, detect
 from codemods.refactoring.tree import Found, NotASourceTree, find_root
 
@@ -106,8 +107,7 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
             if target_text is not None and target_text != new_target:
                 raise BadInput("target module already present with other content", target)
             changed[target] = new_target
-            still_bound = frozenset(recipe.moved_globals) & set(index_bindings(module))
-            for p, (old, new) in redirect_importers(root, recipe, {source, target}, style, still_bound).items():
+            for p, (old, new) in _update_checkout(path, root, recipe, module, new_target, style).items():
                 plan.originals[p] = old
                 changed[p] = new
         elif number == 3:
@@ -126,3 +126,17 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
             plan.messages.append(f"step 3: wrapper {name} placed {where} (line {at})")
     plan.changes = {p: t for p, t in current.items() if t is not None and t != plan.originals.get(p)}
     return plan
+
+
+def _update_checkout(path: Path, root: Path, recipe: Recipe, module, new_target: str, style: Style
+                     ) -> dict[Path, tuple[str, str]]:
+    """Step 2's changes to the rest of the checkout (`references.update_references`); the moved
+    function reads what the new module binds, which is all it binds besides the moved names."""
+    bindings = index_bindings(parse(root / recipe.target_file, new_target))
+    reads = set(bindings) - set(recipe.moved_globals) - {recipe.method_name}
+    copies = {n for n in reads if {b.kind for b in bindings[n]} != {"import"}}
+    move = Move(recipe.source_module, {n: recipe.target_module for n in recipe.moved_globals},
+                frozenset(recipe.moved_globals) & set(index_bindings(module)))
+    return update_references(Checkout.find(path, root), move, style, {root / recipe.source_file,
+                             root / recipe.target_file}, function=recipe.method_name,
+                             new=recipe.target_module, reads=reads, copies=copies)
