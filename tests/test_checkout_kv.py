@@ -42,8 +42,7 @@ def test_files_outside_the_package_are_updated(tmp_path, capsys, where):
     after = texts(root)
     assert {rel: after[rel] for rel in expected_users()} == expected_users()
     assert after["scripts/unrelated.py"] == (USERS / "before/scripts/unrelated.py").read_text()
-    out = capsys.readouterr().out
-    assert f"wrote {root.resolve() / 'test/srt/test_kv.py'}" in out
+    assert f"wrote {root.resolve() / 'test/srt/test_kv.py'}" in capsys.readouterr().err
     assert main([str(typed)]) == 5 and texts(root) == after  # already applied, nothing changes
 
 
