@@ -7,13 +7,14 @@ from __future__ import annotations
 import pytest
 
 from codemods.refactoring.checkout import Checkout
-from codemods.refactoring.method_usages import ParsedFiles, find_subclasses, method_usages
+from codemods.refactoring.method_usages import ParsedFiles, method_usages
 from tests.checkouts import copy_fixture, make_checkout
 
 MODULE = "sglang.srt.model_executor.model_runner"
 
 # (file, line, what): every use in the fixture, and nothing else (cpu.py mentions the method in a
-# comment and a docstring only; scripts/unrelated_binding.py does not import the runner)
+# comment and a docstring only; scripts/unrelated_binding.py does not import the runner; the
+# subclasses Plain and Deeper never mention the method)
 EXPECTED = [
     ("benchmark/bench_threads.py", 6, "uses runner.init_threads_binding"),
     ("python/sglang/srt/hardware_backend/runner_stub.py", 5, "StubModelRunner overrides ModelRunner.init_threads_binding"),
@@ -24,8 +25,12 @@ EXPECTED = [
     ("test/srt/test_runner_patches.py", 6,
      "patches 'sglang.srt.model_executor.model_runner.ModelRunner.init_threads_binding'"),
     ("test/srt/test_runner_patches.py", 12, "patches Runner.init_threads_binding (mock.patch.object)"),
+    ("test/srt/test_runner_patches.py", 19, "patches SilentModelRunner.init_threads_binding (mock.patch.object)"),
+    ("test/srt/test_runner_patches.py", 21,
+     "patches 'sglang.srt.hardware_backend.runner_stub.SilentModelRunner.init_threads_binding'"),
     ("test/srt/test_runner_subclasses.py", 6, "TracingRunner overrides ModelRunner.init_threads_binding"),
     ("test/srt/test_runner_subclasses.py", 8, "calls super().init_threads_binding"),
+    ("test/srt/test_runner_subclasses.py", 24, "ViaReexport overrides ModelRunner.init_threads_binding"),
 ]
 
 
@@ -40,10 +45,14 @@ def test_every_use_is_listed_and_nothing_else(checkout):
     assert [(checkout.relative(u.path), u.line, u.what) for u in found] == EXPECTED
 
 
-def test_subclasses_are_found_transitively_through_aliases_and_module_paths(checkout):
-    found = find_subclasses(checkout, f"{MODULE}.ModelRunner", ParsedFiles(checkout))
-    assert sorted(n.rpartition(".")[2] for n in found) == ["Deeper", "Plain", "QuietModelRunner",
-                                                           "StubModelRunner", "TracingRunner"]
+def test_subclasses_are_followed_upwards_through_aliases_re_exports_and_files(checkout):
+    parsed = ParsedFiles(checkout, "init_threads_binding")
+    base = f"{MODULE}.ModelRunner"
+    for name in ["sglang.srt.hardware_backend.runner_stub.StubModelRunner", "sglang.srt.model_executor.ModelRunner",
+                 "<test/srt/test_runner_subclasses.py>.Deeper", "<test/srt/test_runner_subclasses.py>.ViaReexport"]:
+        assert parsed.derives(name, base), name
+    assert not parsed.derives("sglang.srt.platforms.cpu.CpuPlatform", base)
+    assert not parsed.derives("<scripts/unrelated_binding.py>.Pool", base)
 
 
 def test_another_method_of_the_class_has_no_uses(checkout):

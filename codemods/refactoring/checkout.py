@@ -79,11 +79,13 @@ class Checkout:
     def modules(self) -> dict[str, Path]:
         """{module name: file} for every module of the package."""
         if self._modules is None:
+            start = len(str(self.package_root)) + 1
             inside = str(self.package_root / self.package) + os.sep
             self._modules = {}
             for p in self._walked():
                 if p.startswith(inside):
-                    self._modules[self.module_of(Path(p))] = Path(p)
+                    name = p[start:-3].replace(os.sep, ".")
+                    self._modules[name[:-9] if name.endswith(".__init__") else name] = Path(p)
         return self._modules
 
     def relative(self, path: Path) -> str:

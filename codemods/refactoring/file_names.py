@@ -10,7 +10,7 @@ binds too (a parameter, an assignment, a second import of something else) is amb
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 
 def nodes(tree: ast.AST) -> Iterator[ast.AST]:
@@ -60,7 +60,9 @@ def binds(alias: ast.alias) -> tuple[str, str]:
 class FileNames:
     """The imports and other bindings of one parsed file."""
 
-    def __init__(self, tree: ast.Module, package: Optional[str], module: Optional[str] = None):
+    def __init__(self, tree: ast.Module, package: Optional[str], module: Optional[str] = None,
+                 each: Optional[Callable[[ast.AST], None]] = None):
+        """`each`, if given, is called on every node of the one walk this makes."""
         self.tree = tree
         self.package = package
         self.imported: dict[str, set[str]] = {}  # local name -> what its imports bind it to
@@ -69,6 +71,8 @@ class FileNames:
         self.used: set[str] = set()  # every Name in the file
         self.classes: dict[str, str] = {}  # top-level class -> qualified name, when bound once
         for node in nodes(tree):
+            if each is not None:
+                each(node)
             if isinstance(node, ast.Import):
                 for a in node.names:
                     self._import(*binds(a), node)

@@ -13,23 +13,23 @@ Listed, each as (file, line, what), for the engine to refuse with:
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from codemods.refactoring.checkout import Checkout
 from codemods.refactoring.errors import Location
-from codemods.refactoring.file_names import PATCHERS, FileNames, callee_name, nodes
+from codemods.refactoring.file_names import PATCHERS, FileNames, callee_name
 
 
 class ParsedFiles:
-    """`ast` trees and names of checkout files, parsed once each (None: does not parse)."""
+    """`ast` trees and names of checkout files, parsed once each (None: does not parse), and
+    the nodes of each that may be uses of `method` (collected in the same walk)."""
 
-    def __init__(self, checkout: Checkout):
-        self.checkout = checkout
-        self._parsed: dict[Path, Optional[tuple[ast.Module, FileNames]]] = {}
+    def __init__(self, checkout: Checkout, method: str):
+        self.checkout, self.method = checkout, method
+        self._parsed: dict[Path, Optional[tuple[ast.Module, FileNames, list[ast.AST]]]] = {}
 
-    def get(self, path: Path) -> Optional[tuple[ast.Module, FileNames]]:
+    def get(self, path: Path) -> Optional[tuple[ast.Module, FileNames, list[ast.AST]]]:
         if path not in self._parsed:
             try:
                 tree = ast.parse(self.checkout.data(path))
@@ -37,69 +37,72 @@ class ParsedFiles:
                 self._parsed[path] = None
             else:
                 module = self.checkout.module_of(path) or f"<{self.checkout.relative(path)}>"
-                self._parsed[path] = tree, FileNames(tree, self.checkout.package_of(path), module)
+                candidates: list[ast.AST] = []
+                names = FileNames(tree, self.checkout.package_of(path), module, lambda n: self._collect(n, candidates))
+                self._parsed[path] = tree, names, candidates
         return self._parsed[path]
+
+    def _collect(self, node: ast.AST, into: list[ast.AST]) -> None:
+        method = self.method
+        if (isinstance(node, ast.ClassDef) and node.bases
+                or isinstance(node, ast.Attribute) and node.attr == method
+                or isinstance(node, ast.Constant) and isinstance(node.value, str) and f".{method}" in node.value
+                or isinstance(node, ast.Call) and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value == method):
+            into.append(node)
+
+    def derives(self, name: Optional[str], base: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether the class `name` (qualified) is `base` or derives from it, following its
+        definition and its bases from file to file (through imports and re-exports too)."""
+        if name is None or name in seen:
+            return False
+        if name == base:
+            return True
+        module, _, attr = name.rpartition(".")
+        path = self._file(module)
+        got = self.get(path) if path is not None and path.is_file() else None
+        if got is None:
+            return False
+        tree, names, _ = got
+        seen = seen | {name}
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ClassDef) and stmt.name == attr:
+                return any(self.derives(names.qualify(b), base, seen) for b in stmt.bases)
+        return any(self.derives(target, base, seen) for target in names.imported.get(attr, ()))
+
+    def _file(self, module: str) -> Optional[Path]:
+        if module.startswith("<") and module.endswith(">"):  # a file outside the package
+            return self.checkout.root / module[1:-1]
+        return self.checkout.modules().get(module)
 
 
 def method_usages(checkout: Checkout, module: str, class_name: str, method: str) -> list[Location]:
-    """Every place that the first steps of extracting `module.class_name.method` would break."""
-    parsed = ParsedFiles(checkout)
+    """Every place that the first steps of extracting `module.class_name.method` would break.
+
+    Only files that mention `method` can hold such a place: for each class there, its bases are
+    followed upwards (through imports and re-exports, file by file) to see whether it derives
+    from the class."""
+    parsed = ParsedFiles(checkout, method)
     qualified = f"{module}.{class_name}"
-    subclasses = find_subclasses(checkout, qualified, parsed)
-    found: list[Location] = []
-    for path, node in subclasses.values():
-        for stmt in node.body:
-            if method in _defines(stmt):
-                found.append(Location(path, stmt.lineno, f"{node.name} overrides {class_name}.{method}"))
-    known = {qualified, *subclasses}
     source = checkout.modules().get(module)
+    found: list[Location] = []
     for path in checkout.select(lambda data: method.encode() in data):
         got = parsed.get(path)
         if got is None:
             found.append(Location(path, 1, f"cannot parse the file, so its uses of {class_name}.{method} cannot "
                                            f"be checked: fix it first"))
             continue
-        tree, names = got
+        tree, names, candidates = got
+        subclasses = [c for c in candidates if isinstance(c, ast.ClassDef) and names.classes.get(c.name) != qualified
+                      and any(parsed.derives(names.qualify(b), qualified) for b in c.bases)]
+        for node in subclasses:
+            found += [Location(path, stmt.lineno, f"{node.name} overrides {class_name}.{method}")
+                      for stmt in node.body if method in _defines(stmt)]
         own = _class_lines(tree, class_name) if path == source else range(0)
-        imports_it = path == source or any(
-            t == module or t.startswith(module + ".") or t in known for ts in names.imported.values() for t in ts
-        ) or any(p == path for p, _ in subclasses.values())
-        found += _uses(path, tree, names, method, known, own, imports_it)
+        imports_it = bool(subclasses) or path == source or any(
+            t == module or t.startswith(module + ".") for ts in names.imported.values() for t in ts)
+        found += _uses(path, candidates, names, method, lambda q: parsed.derives(q, qualified), own, imports_it)
     return sorted(set(found))
-
-
-def find_subclasses(checkout: Checkout, qualified: str, parsed: ParsedFiles) -> dict[str, tuple[Path, ast.ClassDef]]:
-    """{qualified name: (file, class)} of every class deriving from `qualified`, transitively."""
-    known = {qualified}
-    found: dict[str, tuple[Path, ast.ClassDef]] = {}
-    new = {qualified.rpartition(".")[2]}
-    while new:
-        looked_for, new = new, set()
-        for path in checkout.select(lambda data: _may_derive(data, looked_for)):
-            got = parsed.get(path)
-            if got is None:
-                continue
-            tree, names = got
-            for node in nodes(tree):
-                if not isinstance(node, ast.ClassDef) or not any(names.qualify(b) in known for b in node.bases):
-                    continue
-                name = names.classes.get(node.name) or f"<{checkout.relative(path)}:{node.lineno}>.{node.name}"
-                if name not in known:
-                    known.add(name)
-                    found[name] = (path, node)
-                    new.add(node.name)
-    return found
-
-
-def _may_derive(data: bytes, bases: set[str]) -> bool:
-    """Whether `data` may define a class deriving from one of `bases` (or an alias of one)."""
-    words = [b.encode() for b in bases if b.encode() in data]
-    if not words:
-        return False
-    either = b"|".join(re.escape(w) for w in words)
-    words += re.findall(rb"\b(?:" + either + rb")\s+as\s+(\w+)", data)
-    either = b"|".join(re.escape(w) for w in words)
-    return re.search(rb"\bclass\s+\w+\s*\((?:[^()]|\([^()]*\))*?\b(?:" + either + rb")\b", data) is not None
 
 
 def _defines(stmt: ast.stmt) -> set[str]:
@@ -118,22 +121,23 @@ def _class_lines(tree: ast.Module, class_name: str) -> range:
     return range(0)
 
 
-def _uses(path: Path, tree: ast.Module, names: FileNames, method: str, known: set[str], own: range,
-          imports_it: bool) -> list[Location]:
+def _uses(path: Path, candidates: list[ast.AST], names: FileNames, method: str,
+          is_the_class: Callable[[Optional[str]], bool], own: range, imports_it: bool) -> list[Location]:
     found = []
-    for node in nodes(tree):
+    for node in candidates:
         if isinstance(node, ast.Attribute) and node.attr == method and imports_it and node.lineno not in own:
             value = node.value
             if isinstance(value, ast.Call) and callee_name(value) == "super":
                 found.append(Location(path, node.lineno, f"calls super().{method}"))
             else:
                 found.append(Location(path, node.lineno, f"uses {ast.unparse(value)}.{method}"))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and any(
-                node.value == f"{k}.{method}" or node.value.startswith(f"{k}.{method}.") for k in known):
-            found.append(Location(path, node.lineno, f"patches {node.value!r}"))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and f".{method}" in node.value:
+            owner, _, rest = node.value.partition(f".{method}")
+            if (not rest or rest.startswith(".")) and is_the_class(owner):
+                found.append(Location(path, node.lineno, f"patches {node.value!r}"))
         elif (isinstance(node, ast.Call) and len(node.args) > 1 and callee_name(node) in PATCHERS
               and isinstance(node.args[1], ast.Constant) and node.args[1].value == method
-              and names.qualify(node.args[0]) in known):
+              and is_the_class(names.qualify(node.args[0]))):
             found.append(Location(path, node.lineno, f"patches {ast.unparse(node.args[0])}.{method} "
                                                      f"({ast.unparse(node.func)})"))
     return found
