@@ -1,12 +1,11 @@
-"""`python -m equivalence BEFORE AFTER` / `python -m equivalence --steps PATH`.
+"""Check that an extraction changed no behaviour: any method (--method), or PR #31147's preset.
+
+`python -m equivalence --method CLASS.METHOD BEFORE AFTER`, `--steps PATH --method ... --to MODULE`;
+PR #31147's preset: `python -m equivalence BEFORE AFTER`, `--steps PATH`.
 
 Parses the command line into labelled trees and the pairs to check, hands them to
-`check_trees`, writes the reports and maps the verdict to the exit code. What a version is
-and how it is checked belongs to the subject (today: the kv_dtype preset, PR #31147).
-
-A fix's delta: `--steps PATH --fix NAME` (repeatable) adds the codemod's fixes after step 4,
-each pair checked against the finding it addresses; `BEFORE AFTER --intended FINDING_ID`
-checks AFTER as a fix of that finding in BEFORE.
+`check_trees` with the subject (a method, or the kv_dtype preset), writes the reports and maps
+the verdict to the exit code.
 
 Exit 0 equivalent, 1 divergent (wins over incomplete coverage), 2 inconclusive / input not
 covered / could not load / bad usage (message names file and line).
@@ -24,7 +23,16 @@ from pathlib import Path
 from .engine.trees import CodemodFailed, CodemodMissing, temporary_workdir
 
 EPILOG = """\
-what it does:
+with --method (any extraction):
+  Imports the real modules holding CLASS.METHOD in each version (torch real, the rest of the
+  package stubbed) and runs the call site on an instance built without __init__, in a world
+  that answers every attribute, global, environment variable and call the code reads, from one
+  choice per access path shared by both versions; what to vary (and which values) is derived
+  from the code and from how it uses what it reads. Observed: calls with their arguments,
+  writes, logs, the exception, the return value. Also compares the moved code with the old
+  body statically (static check). See README "Reviewing any extraction".
+
+without --method (PR #31147's preset):
   Imports the real code of each version side by side (torch real, sglang's other modules
   stubbed), runs the runner's kv-cache-dtype statement(s) on an instance built without
   __init__ over every configuration of the inputs the code reads (finite part exhaustively,
@@ -36,6 +44,8 @@ what it does:
   kv-str-keyerror) are reported with their count and smallest configuration.
 
 examples:
+  python -m equivalence --method ModelRunner.init_threads_binding before/ after/ --mutants
+  python -m equivalence --steps ~/sglang --method ModelRunner.init_threads_binding --to sglang.srt.utils.numa_utils
   python -m equivalence --steps ~/sglang --markdown report.md      original->1->2->3->4, original->one-shot
   python -m equivalence --steps ~/sglang --fix fp4-fallback          + the fix's exact delta
   python -m equivalence before/ after/ --json report.json --mutants
@@ -73,8 +83,11 @@ def require_harness() -> None:
 
 @dataclass
 class Options:
-    """How hard to look, and what to add to the pairwise check."""
+    """What to check (a method, else the kv_dtype preset), how hard to look, and what to add to
+    the pairwise check."""
 
+    method: str | None = None  # CLASS.METHOD or MODULE.CLASS.METHOD
+    function: str | None = None  # the extracted function's name, when not the method's
     seed: int | None = None
     examples: int = 150
     mutants: bool = False
@@ -86,20 +99,45 @@ def parse_args(argv):
         prog="python -m equivalence", description=__doc__.splitlines()[0],
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("trees", nargs="*", type=Path, help="BEFORE AFTER (two sglang trees)")
+    parser.add_argument("--method", metavar="CLASS.METHOD",
+                        help="check an extraction of this method (MODULE.CLASS.METHOD when several modules define CLASS)")
     parser.add_argument("--steps", type=Path, metavar="PATH", help="run the codemod step by step on PATH and check each pair")
+    codemod = parser.add_argument_group("with --steps --method: codemods.extract_method's options")
+    codemod.add_argument("--to", metavar="TARGET.MODULE", help="the module the function moves to")
+    codemod.add_argument("--name", metavar="FUNCTION", help="the extracted function's name (default: the method's)")
+    codemod.add_argument("--rename", action="append", default=[], metavar="ATTR=PARAM",
+                         help="pass self.ATTR as parameter PARAM (repeatable)")
+    codemod.add_argument("--narrow", action="append", default=[], metavar="PARAM",
+                         help="a parameter only read as PARAM.Y becomes PARAM_Y (repeatable)")
+    codemod.add_argument("--pass-self", metavar="NAME", help="pass the instance whole under this name")
+    codemod.add_argument("--move-global", action="append", default=[], metavar="NAME",
+                         help="move this module global with the function (repeatable)")
     parser.add_argument("--fix", action="append", default=[], metavar="NAME",
-                        help="with --steps: apply the codemod's fix NAME after step 4 (repeatable) and require "
-                             "its delta to be exactly its finding's configurations")
+                        help="kv preset, with --steps: apply the codemod's fix NAME after step 4 (repeatable) and "
+                             "require its delta to be exactly its finding's configurations")
     parser.add_argument("--intended", metavar="FINDING_ID",
-                        help="with BEFORE AFTER: AFTER fixes this finding of BEFORE; any other difference diverges")
+                        help="kv preset, with BEFORE AFTER: AFTER fixes this finding of BEFORE; any other difference diverges")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON (the contract other tools read)")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the report as Markdown, ready for a PR comment")
     parser.add_argument("--mutants", action="store_true", help="self-check: mutate the after version, count the mutants caught")
-    parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (default: derandomized)")
-    parser.add_argument("--examples", type=int, default=150, help="hypothesis examples per input set")
+    parser.add_argument("--seed", type=int, default=None, help="kv preset: hypothesis seed (default: derandomized)")
+    parser.add_argument("--examples", type=int, default=150, help="kv preset: hypothesis examples per input set")
     args = parser.parse_args(argv)
     if bool(args.steps) == bool(args.trees) or (args.trees and len(args.trees) != 2):
         parser.error("give either BEFORE AFTER or --steps PATH")
+    if args.method is not None and len(args.method.split(".")) < 2:
+        parser.error(f"--method wants CLASS.METHOD (or MODULE.CLASS.METHOD), got {args.method!r}")
+    given = [o for o, v in (("--to", args.to), ("--rename", args.rename), ("--narrow", args.narrow),
+                            ("--pass-self", args.pass_self), ("--move-global", args.move_global)) if v]
+    if given and not (args.steps and args.method):
+        parser.error(f"{given[0]} is a codemod option: it goes with --steps PATH --method CLASS.METHOD")
+    if args.steps and args.method and not args.to:
+        parser.error("--steps with --method needs --to TARGET.MODULE (where the function moves)")
+    bad = [r for r in args.rename if "=" not in r]
+    if bad:
+        parser.error(f"--rename wants ATTR=PARAM, got {bad[0]!r}")
+    if args.method and (args.fix or args.intended):
+        parser.error("--fix and --intended belong to the kv preset (without --method)")
     if args.fix and not args.steps:
         parser.error("--fix goes with --steps PATH (for two trees, use --intended FINDING_ID)")
     if args.intended and args.steps:
@@ -122,13 +160,49 @@ def parse_args(argv):
 def check_trees(trees: list[tuple[str, Path]], pairs: list[tuple[int, int]], options: Options) -> dict:
     """Load each labelled tree as a version and check each pair (indices into `trees`): the one
     entry point of every flow (two trees, codemod steps, ...). Returns the report dict; raises
-    LoadError naming file and line when a version cannot be loaded."""
+    a LoadError naming file and line when a version cannot be loaded."""
+    if options.method:
+        from .engine.check import Method, check
+
+        *module, class_name, method_name = options.method.split(".")
+        versions = []
+        for label, path in trees:
+            root, source = find_source(path, class_name, ".".join(module) or None)
+            method = Method(class_name, method_name, source, options.function)
+            versions.append(method.load(root, label))
+        return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, options.mutants)
     from .presets.kv_dtype.loader import load_version
     from .presets.kv_dtype.run import check  # imports torch
 
     versions = [load_version(path, label) for label, path in trees]
     return check(versions, [(versions[b], versions[a]) for b, a in pairs], options.seed, options.examples,
                  options.mutants, options.intended)
+
+
+def find_source(path: Path, class_name: str, module: str | None):
+    from .engine.load import find_source as find
+
+    return find(path, class_name, module)
+
+
+def method_steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int, int]]]:
+    """original -> step 1 -> ... -> step 4, then original -> the one-shot output, made by
+    codemods.extract_method with the given options."""
+    from .engine import trees
+
+    try:
+        from codemods.extract_method import MethodSpec, refactor
+    except ImportError as e:
+        raise CodemodMissing(f"--steps --method needs codemods.extract_method, which is not importable here ({e})") from None
+    *module, class_name, method_name = args.method.split(".")
+    root, source = find_source(args.steps, class_name, ".".join(module) or None)
+    spec = MethodSpec(class_name, method_name, args.to, function_name=args.name,
+                      renames=dict(r.split("=", 1) for r in args.rename), narrows=tuple(args.narrow),
+                      pass_self=args.pass_self, moved_globals=tuple(args.move_global), source_file=source)
+    run = lambda tree, steps: refactor(tree, spec, steps=steps)  # noqa: E731
+    steps = trees.step_trees(root, work, run)
+    one_shot = trees.one_shot_tree(root, work, run)
+    return steps + [one_shot], [(i, i + 1) for i in range(len(steps) - 1)] + [(0, len(steps))]
 
 
 def steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int, int]], dict[int, str]]:
@@ -154,21 +228,27 @@ def main(argv=None) -> int:
         args = parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
-    options = Options(args.seed, args.examples, args.mutants)
-    from .presets.kv_dtype.loader import LoadError  # imports torch
+    options = Options(args.method, args.name, args.seed, args.examples, args.mutants)
+    from .engine.load import LoadError as MethodLoadError  # imports torch
+    from .presets.kv_dtype.loader import LoadError
 
     try:
         with temporary_workdir() as work:
-            if args.steps:
+            if args.steps and args.method:
+                trees, pairs = method_steps_flow(args, Path(work))
+            elif args.steps:
                 trees, pairs, options.intended = steps_flow(args, Path(work))
             else:
                 trees, pairs = [(str(p), p) for p in args.trees], [(0, 1)]
                 options.intended = {0: args.intended} if args.intended else {}
             report = check_trees(trees, pairs, options)
-    except (LoadError, CodemodMissing, CodemodFailed) as e:
+    except (LoadError, MethodLoadError, CodemodMissing, CodemodFailed) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2
-    from .presets.kv_dtype.report import markdown, terminal
+    if args.method:
+        from .engine.report import markdown, terminal
+    else:
+        from .presets.kv_dtype.report import markdown, terminal
 
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

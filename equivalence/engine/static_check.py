@@ -64,6 +64,13 @@ class StaticReport:
     def divergent(self) -> bool:
         return any(not c.equal for c in self.constants)
 
+    @classmethod
+    def from_json(cls, data: dict) -> "StaticReport":
+        """The report back from `to_json` (reports are rendered from their JSON)."""
+        return cls(data["before"], data["after"], [MapEntry(**e) for e in data["map"]],
+                   [Residual(**r) for r in data["residuals"]], [ConstantCheck(**c) for c in data["constants"]],
+                   data["dropped_return"])
+
     def to_json(self) -> dict:
         return {"before": self.before, "after": self.after, "map": [e.to_json() for e in self.map],
                 "dropped_return": self.dropped_return,

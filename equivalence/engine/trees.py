@@ -44,5 +44,27 @@ def apply_in_copy(previous: Path, dest: Path, original: Path, run) -> Path:
     return dest
 
 
+STEPS = (1, 2, 3, 4)
+ONE_SHOT = "codemod output (steps 1-4 in one run)"
+
+
+def step_trees(root: Path, workdir: Path, refactor) -> list[tuple[str, Path]]:
+    """[("original", root), ("step 1", copy), ...]: step k applied to the tree of step k-1;
+    `refactor(tree, steps)` is the codemod's API (returns a plan, writes nothing)."""
+    trees = [("original", root)]
+    for step in STEPS:
+        dest = apply_in_copy(trees[-1][1], workdir / f"step{step}", root,
+                             lambda tree: refactor(tree, range(step, step + 1)))
+        trees.append((f"step {step}", dest))
+    return trees
+
+
+def one_shot_tree(root: Path, workdir: Path, refactor) -> tuple[str, Path]:
+    """The codemod's output as a user gets it: all four steps in one run, in its own copy.
+    (Step by step, a codemod may place things by its split-run rule; in one run, where the
+    method was: the two outputs can differ, and the one-shot output is what gets committed.)"""
+    return ONE_SHOT, apply_in_copy(root, workdir / "one-shot", root, lambda tree: refactor(tree, range(1, 5)))
+
+
 def temporary_workdir() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="equivalence-")

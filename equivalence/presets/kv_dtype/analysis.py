@@ -12,7 +12,8 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
-from .literals import literal_globals, string_literals
+from ...engine.inputs import skip_annotations
+from ...engine.literals import literal_globals, string_literals
 from .module_helpers import fold_helpers
 from .platform import PLATFORM_GLOBALS
 
@@ -167,7 +168,7 @@ def analyse(runner_text: str, runner_file: str, kv_text: str | None, kv_file: st
     for module, names in shape.globals_read.items():
         # module-level helper functions the decision calls are code under test (both modules)
         shape.globals_read[module], helpers = fold_helpers(names, trees[module], METHOD)
-        shape.literals = list(dict.fromkeys(shape.literals + string_literals(helpers, trees[module], _skip_annotations)))
+        shape.literals = list(dict.fromkeys(shape.literals + string_literals(helpers, trees[module], skip_annotations)))
     return shape
 
 
@@ -177,22 +178,6 @@ def _uses_kv_module(stmts: list[ast.stmt]) -> bool:
         for s in stmts
         for n in ast.walk(s)
     )
-
-
-def _skip_annotations(node: ast.AST):
-    """ast.walk without annotations (never evaluated under `from __future__ import annotations`,
-    and evaluated once at definition time otherwise, not by a call)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        for fname, value in ast.iter_fields(n):
-            if fname in ("annotation", "returns", "decorator_list"):
-                continue
-            if isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
 
 
 def _self_path(expr: ast.AST, roots: dict[str, str]) -> str | None:
@@ -256,11 +241,11 @@ def _collect_reads(shape: Shape) -> None:
         else:
             roots = {"self": ""}
             local_names = {"self"}
-        for n in _skip_annotations(fn):
+        for n in skip_annotations(fn):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 local_names.add(n.id)
         reads = set()
-        for n in _skip_annotations(fn):
+        for n in skip_annotations(fn):
             if isinstance(n, (ast.Attribute, ast.Call)) and not isinstance(getattr(n, "ctx", ast.Load()), ast.Store):
                 if isinstance(n, ast.Call) and not _is_getattr(n):
                     continue
@@ -276,4 +261,4 @@ def _collect_reads(shape: Shape) -> None:
         if unit.role != "core":
             shape.eager_self_reads |= reads
         else:
-            shape.literals = string_literals([fn], shape.trees.get(unit.module), _skip_annotations)
+            shape.literals = string_literals([fn], shape.trees.get(unit.module), skip_annotations)

@@ -9,11 +9,7 @@ for anything the code under test needs (the new module, the runner class, a help
 from __future__ import annotations
 
 import ast
-import importlib
-import importlib.util
 import logging
-import sys
-import traceback
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,14 +19,13 @@ from codemods.refactoring import tree
 from . import platform
 from .analysis import METHOD, RUNNER_CLASS, AnalysisError, Shape, analyse
 from ...engine.faithful import HELPERS
+from ...engine.load import LoadError, exec_module
 from ...engine.stubs import PrivateModules, StubScope, is_stub
 
 RUNNER_PATH = "sglang/srt/model_executor/model_runner.py"
 KV_PATH = "sglang/srt/mem_cache/kv_cache_dtype.py"
 RUNNER_NAME = "sglang.srt.model_executor.model_runner"
 KV_NAME = "sglang.srt.mem_cache.kv_cache_dtype"
-class LoadError(Exception):
-    """The version cannot be loaded; the message names the file and line."""
 
 
 @dataclass
@@ -84,8 +79,8 @@ def load_version(path: Path, label: str | None = None, overrides: dict[str, str]
     modules: dict[str, types.ModuleType] = {}
     with PrivateModules(scope):
         if KV_PATH in texts:
-            modules["kv"] = _exec_module(KV_NAME, kv_file, texts[KV_PATH])
-        modules["runner"] = _exec_module(RUNNER_NAME, runner_file, texts[RUNNER_PATH])
+            modules["kv"] = exec_module(KV_NAME, kv_file, texts[KV_PATH])
+        modules["runner"] = exec_module(RUNNER_NAME, runner_file, texts[RUNNER_PATH])
     scope.armed = True
     for module in modules.values():
         _install_helpers(module)
@@ -93,22 +88,6 @@ def load_version(path: Path, label: str | None = None, overrides: dict[str, str]
     _check_no_stub_needed(shape, modules, runner_file)
     entry = _compile_entry(shape, modules["runner"])
     return Version(label or str(path), root, shape, modules, runner_cls, entry, scope)
-
-
-def _exec_module(name: str, filename: str, text: str) -> types.ModuleType:
-    parent, _, child = name.rpartition(".")
-    parent_module = importlib.import_module(parent)  # a stub package
-    spec = importlib.util.spec_from_file_location(name, filename)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    setattr(parent_module, child, module)
-    try:
-        exec(compile(text, filename, "exec"), module.__dict__)
-    except Exception as e:
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == filename]
-        where = f"{filename}:{frames[-1].lineno}" if frames else filename
-        raise LoadError(f"{where}: importing failed: {type(e).__name__}: {e}") from None
-    return module
 
 
 def _install_helpers(module: types.ModuleType) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 
 from ... import progress
 from .compare import CLASSIFIED, EQUAL, absent_attributes, classify
 from .configs import Config, active_fields, enumerate_configs, hypothesis_configs, size_key, uncovered_inputs
-from ...engine.coverage import BranchTracer, Coverage
+from ...engine.coverage import BranchTracer, Coverage, trace_until_done
 from .loader import Version
 from .observe import Observation, Session
 
@@ -111,14 +110,4 @@ def measure_coverage(session: Session, configs: list[Config]) -> Coverage:
     for unit in version.shape.units:
         code = codes["core" if unit.role == "core" else unit.role]
         units[code] = unit.node
-    tracer = BranchTracer(units)
-    order = list(configs)
-    random.Random(0).shuffle(order)
-    batch = 64
-    for start in range(0, len(order), batch):
-        with tracer:
-            for config in order[start : start + batch]:
-                session.run(config)
-        if tracer.done():
-            break
-    return tracer.coverage()
+    return trace_until_done(BranchTracer(units), session.run, configs)

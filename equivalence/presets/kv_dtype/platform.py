@@ -20,6 +20,7 @@ import types
 
 import torch
 
+from ...engine.bindings import bindings
 from ...engine.stubs import is_stub
 
 PLATFORM_GLOBALS = ("_is_hip", "fp8_dtype", "torch")
@@ -40,36 +41,6 @@ class PlatformError(Exception):
 
 def _stub_name(value) -> str | None:
     return object.__getattribute__(value, "_name") if is_stub(value) else None
-
-
-def _module_level(tree: ast.Module):
-    """(node, innermost statement holding it) for nodes run at import time: not inside
-    function or class bodies (or lambdas)."""
-    stack = [(n, n) for n in tree.body]
-    while stack:
-        node, stmt = stack.pop()
-        yield node, stmt
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend((c, c if isinstance(c, ast.stmt) else stmt) for c in ast.iter_child_nodes(node))
-
-
-def bindings(tree: ast.Module, name: str) -> list[ast.stmt]:
-    """The statements that bind `name` as a module global (including `global name` in a
-    function), in source order."""
-    out = []
-    for node, stmt in _module_level(tree):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.append(stmt)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
-                out.append(stmt)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            out.append(stmt)
-        elif isinstance(node, ast.ExceptHandler) and node.name == name:
-            out.append(stmt)
-    out += [n for n in ast.walk(tree) if isinstance(n, ast.Global) and name in n.names]
-    return sorted(set(out), key=lambda n: (n.lineno, n.col_offset))
 
 
 def _first_read(tree: ast.Module, name: str) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from ...engine.report import missed_lines, pair_line, summary_table
 from .compare import CLASSIFIED
 from .findings import Finding
 from .pairs import PairResult
@@ -113,13 +114,7 @@ def _not_applicable(mutants: dict) -> str:
 
 
 def markdown(report: dict) -> str:
-    out = [f"## Equivalence check: **{report['verdict']}**", ""]
-    out.append("| before | after | configs | verdict | classified differences | branch coverage (before / after) |")
-    out.append("|---|---|---|---|---|---|")
-    for p in report["pairs"]:
-        cov = " / ".join(f"{c['hit']}/{c['branches']}" for c in p["coverage"].values()) or "-"
-        cls = ", ".join(f"{c['kind']} ({c['count']})" for c in p["classified"]) or "none"
-        out.append(f"| {p['before']} | {p['after']} | {p['configs']} | {p['verdict']} | {cls} | {cov} |")
+    out = summary_table(report)
     for p in report["pairs"]:
         if "intended" in p:
             out += ["", f"- {p['before']} → {p['after']}: {_intended_line(p['intended'])}"]
@@ -178,16 +173,12 @@ def _intended_line(i: dict) -> str:
 def terminal(report: dict) -> str:
     lines = []
     for p in report["pairs"]:
-        cov = " ".join(f"{k} {c['hit']}/{c['branches']}" for k, c in p["coverage"].items())
-        cls = "".join(f" +{c['kind']}:{c['count']}" for c in p["classified"])
-        lines.append(f"{p['before']} -> {p['after']}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}")
+        lines.append(pair_line(p))
         if "intended" in p:
             lines.append(f"  {_intended_line(p['intended'])}")
         for d in p["divergences"]:
             lines.append(f"  {d['kind']} x{d['count']}: {_config_line(d['example']) or d.get('inputs')}")
-        for side, c in p["coverage"].items():
-            if c["missed"]:
-                lines.append(f"  {side}: branches not hit: {'; '.join(c['missed'])}")
+        lines += missed_lines(p)
     for f in report["findings"]:
         lines.append(f"finding {f['id']}: {f['configs']} configs, e.g. {_config_line(f['example'])}")
     for f in report.get("fixed_findings", []):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 
+from .bindings import binding_index
+
 AFFIX_FILL = "x"
 
 
@@ -26,8 +28,6 @@ def _strings(node: ast.AST) -> list[str]:
 def literal_globals(tree: ast.Module | None) -> dict[str, ast.AST]:
     """Module-level names bound exactly once, to a literal (`ast.literal_eval` accepts it):
     fixed by the source, so code rather than an input."""
-    from .platform import bindings
-
     out: dict[str, ast.AST] = {}
     for stmt in tree.body if tree is not None else []:
         target = value = None
@@ -41,7 +41,8 @@ def literal_globals(tree: ast.Module | None) -> dict[str, ast.AST]:
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 continue
             out[target.id] = value
-    return {name: value for name, value in out.items() if len(bindings(tree, name)) == 1}
+    index = binding_index(tree) if out else {}
+    return {name: value for name, value in out.items() if len(index.get(name, ())) == 1}
 
 
 def _containers(tree: ast.Module | None) -> dict[str, ast.AST]:

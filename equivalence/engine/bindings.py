@@ -1,0 +1,60 @@
+"""The statements that bind a module global, by `ast`: what import time runs, and every way a
+name gets bound there (assignment, import, def, class, except-as, `global` in a function)."""
+
+from __future__ import annotations
+
+import ast
+
+
+def _module_level(tree: ast.Module):
+    """(node, innermost statement holding it) for nodes run at import time: not inside
+    function or class bodies (or lambdas)."""
+    stack = [(n, n) for n in tree.body]
+    while stack:
+        node, stmt = stack.pop()
+        yield node, stmt
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend((c, c if isinstance(c, ast.stmt) else stmt) for c in ast.iter_child_nodes(node))
+
+
+def bindings(tree: ast.Module, name: str) -> list[ast.stmt]:
+    """The statements that bind `name` as a module global (including `global name` in a
+    function), in source order."""
+    out = []
+    for node, stmt in _module_level(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.append(stmt)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
+                out.append(stmt)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            out.append(stmt)
+        elif isinstance(node, ast.ExceptHandler) and node.name == name:
+            out.append(stmt)
+    out += [n for n in ast.walk(tree) if isinstance(n, ast.Global) and name in n.names]
+    return sorted(set(out), key=lambda n: (n.lineno, n.col_offset))
+
+
+def binding_index(tree: ast.Module) -> dict[str, list[ast.stmt]]:
+    """`bindings` for every module global at once (one walk of the module)."""
+    out: dict[str, list[ast.stmt]] = {}
+
+    def add(name, stmt):
+        out.setdefault(name, []).append(stmt)
+
+    for node, stmt in _module_level(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            add(node.id, stmt)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                add(alias.asname or alias.name.split(".")[0], stmt)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            add(node.name, stmt)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            add(node.name, stmt)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            for name in node.names:
+                add(name, node)
+    return {name: sorted(set(stmts), key=lambda n: (n.lineno, n.col_offset)) for name, stmts in out.items()}

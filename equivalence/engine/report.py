@@ -1,0 +1,174 @@
+"""The report of a method check: JSON (the contract other tools read), Markdown for a PR comment,
+and a short terminal summary. Built only from the results; computes nothing itself."""
+
+from __future__ import annotations
+
+import json
+
+from .compare import CLASSIFIED, NOT_MODELLED, is_divergence
+from .explore import size
+from .pairs import PairResult, smallest
+from .static_check import StaticReport, to_markdown
+from .world import describe
+
+EXPLAIN = {
+    "deferred-writes": "the function returns its results and the caller applies them: those writes (and "
+    "calls) come after the function's other effects, in the same order, and not at all when it raises",
+    "eager-read": "the caller reads (or calls) up front, to pass them, instance attributes the old body "
+    "used on some paths only; with such an attribute missing it fails before doing anything",
+    NOT_MODELLED: "the code reached a value the harness only stubs (no input stands for it): not checked",
+    "different-outcome": "one version raises where the other does not, or another exception type",
+    "different-exception-message": "both raise the same exception type with different messages",
+    "different-return": "the versions return different values",
+    "different-writes": "the versions write different attributes or values",
+    "different-calls": "the versions call different functions or with different arguments",
+    "different-logs": "the versions log different records",
+    "different-effect-order": "the same effects in another order",
+    "different-state": "the instance ends in a different state",
+    "changed-module-global": "a module global the moved code reads is bound differently (static check)",
+}
+
+
+def overall(verdicts: list[str]) -> str:
+    for verdict in ("divergent", "inconclusive"):
+        if verdict in verdicts:
+            return verdict
+    return "equivalent"
+
+
+def _entry(result: PairResult, kind: str) -> dict:
+    diff = result.differences[kind]
+    i = smallest(diff, result.domains)
+    before, after = diff.observations[i]
+    config = diff.configs[i]
+    options = result.domains.options
+    return {
+        "kind": kind,
+        "count": len(diff.configs),
+        "example": {k: describe(o) for k, o in config.items()},
+        "choices": {k: describe(o) for k, o in config.items() if options[k][0] != o},
+        "size": size(config, options)[0],
+        "before": before.summary(),
+        "after": after.summary(),
+        **({"explanation": EXPLAIN[kind]} if kind in EXPLAIN else {}),
+    }
+
+
+def pair_json(result: PairResult, static: StaticReport | str) -> dict:
+    divergences = [_entry(result, k) for k in sorted(result.differences) if is_divergence(k)]
+    classified = [_entry(result, k) for k in sorted(result.differences) if k in CLASSIFIED]
+    not_modelled = [_entry(result, k) for k in sorted(result.differences) if k == NOT_MODELLED]
+    verdict = result.verdict
+    if isinstance(static, StaticReport) and static.divergent:
+        changed = [c.to_json() for c in static.constants if not c.equal]
+        divergences.append({"kind": "changed-module-global", "count": len(changed), "globals": changed,
+                            "explanation": EXPLAIN["changed-module-global"]})
+        verdict = "divergent"
+    return {
+        "before": result.before.label,
+        "after": result.after.label,
+        "shapes": {"before": result.before.ext.shape, "after": result.after.ext.shape},
+        "verdict": verdict,
+        "configs": len(result.configs),
+        "budget_reached": result.budget_reached,
+        "divergences": divergences,
+        "classified": classified,
+        "not_modelled": not_modelled,
+        "coverage": {k: c.to_json() for k, c in result.coverage.items()},
+        "inputs": {k: [describe(o) for o in options] for k, options in result.inputs.items()},
+        "static": static.to_json() if isinstance(static, StaticReport) else {"error": static},
+    }
+
+
+def build(results: list[tuple[PairResult, StaticReport | str]], mutants: dict | None) -> dict:
+    pairs = [pair_json(r, s) for r, s in results]
+    report = {"verdict": overall([p["verdict"] for p in pairs]), "pairs": pairs}
+    if mutants is not None:
+        report["mutants"] = mutants
+    return report
+
+
+def _choices(entry: dict) -> str:
+    shown = entry["choices"] or {}
+    text = ", ".join(f"{k}={v!r}" for k, v in shown.items()) or "every input at its default"
+    defaults = len(entry["example"]) - len(shown)
+    return text + (f" (and {defaults} input(s) at their default)" if shown and defaults else "")
+
+
+def summary_table(report: dict) -> list[str]:
+    """The verdict and one row per pair: the head of every Markdown report."""
+    out = [f"## Equivalence check: **{report['verdict']}**", ""]
+    out.append("| before | after | configs | verdict | classified differences | branch coverage (before / after) |")
+    out.append("|---|---|---|---|---|---|")
+    for p in report["pairs"]:
+        cov = " / ".join(f"{c['hit']}/{c['branches']}" for c in p["coverage"].values()) or "-"
+        cls = ", ".join(f"{c['kind']} ({c['count']})" for c in p["classified"]) or "none"
+        out.append(f"| {p['before']} | {p['after']} | {p['configs']} | {p['verdict']} | {cls} | {cov} |")
+    return out
+
+
+def markdown(report: dict) -> str:
+    out = summary_table(report)
+    for p in report["pairs"]:
+        items = [("Divergences", p["divergences"]), ("Classified differences", p["classified"]),
+                 ("Not modelled", p["not_modelled"])]
+        for title, entries in items:
+            if not entries:
+                continue
+            out += ["", f"### {title}: {p['before']} → {p['after']}"]
+            for d in entries:
+                out.append(f"- **{d['kind']}** in {d['count']} configurations. " + d.get("explanation", ""))
+                for g in d.get("globals", []):
+                    out.append(f"  - `{g['name']}`: before `{g['before']}`, after `{g['after']}` {g['detail']}")
+                if "example" in d:
+                    out.append(f"  - smallest: `{_choices(d)}`")
+                    out.append(f"  - before: `{json.dumps(d['before'])}`")
+                    out.append(f"  - after: `{json.dumps(d['after'])}`")
+        for side, cov in p["coverage"].items():
+            units = ", ".join(f"{u['unit']} {u['hit']}/{u['branches']}" for u in cov.get("units", []))
+            out.append(f"- {p['before']} → {p['after']}, {side}: branches {cov['hit']}/{cov['branches']}"
+                       + (f" ({units})" if units else "")
+                       + (f"; not hit: {'; '.join(cov['missed'])}" if cov["missed"] else ""))
+        if p["budget_reached"]:
+            out.append(f"- {p['before']} → {p['after']}: stopped at the budget of {p['configs']} configurations")
+        out.append(f"- inputs varied ({len(p['inputs'])}): " + "; ".join(
+            f"`{k}` {', '.join(map(str, v))}" for k, v in p["inputs"].items()))
+        if "residuals" in p["static"]:
+            out += ["", to_markdown(StaticReport.from_json(p["static"])).rstrip()]
+        else:
+            out += ["", f"### Static check: not done ({p['static']['error']})"]
+    if "mutants" in report:
+        m = report["mutants"]
+        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed"]
+        for s in m["survivors"]:
+            out.append(f"- survived: {s['id']} — {s['description']} ({s['reason']})")
+    return "\n".join(out) + "\n"
+
+
+def pair_line(p: dict) -> str:
+    cov = " ".join(f"{k} {c['hit']}/{c['branches']}" for k, c in p["coverage"].items())
+    cls = "".join(f" +{c['kind']}:{c['count']}" for c in p["classified"])
+    return f"{p['before']} -> {p['after']}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}"
+
+
+def missed_lines(p: dict) -> list[str]:
+    return [f"  {side}: branches not hit: {'; '.join(c['missed'])}" for side, c in p["coverage"].items() if c["missed"]]
+
+
+def terminal(report: dict) -> str:
+    lines = []
+    for p in report["pairs"]:
+        lines.append(pair_line(p))
+        for d in p["divergences"] + p["not_modelled"]:
+            lines.append(f"  {d['kind']} x{d['count']}: " + (_choices(d) if "example" in d else
+                                                            ", ".join(g["name"] for g in d.get("globals", []))))
+        lines += missed_lines(p)
+        static = p["static"]
+        if "residuals" in static:
+            lines.append(f"  static: {len(static['map'])} mapped, {len(static['residuals'])} residual difference(s)"
+                         + ("; a module global changed" if static["divergent"] else ""))
+    if "mutants" in report:
+        m = report["mutants"]
+        lines.append(f"mutants: {m['killed']}/{m['total']} killed" + "".join(f"; survived {s['id']}" for s in m["survivors"]))
+    lines.append(f"verdict: {report['verdict']}")
+    return "\n".join(lines)

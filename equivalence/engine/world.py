@@ -1,0 +1,267 @@
+"""The world both versions run in: one answer per access path ("key"), chosen per configuration.
+
+A key names what the code asked for, by where the value comes from, never by the name a
+version gives it: `self.tp_size`, `env:SGLANG_CPU_OMP_THREADS_BIND`,
+`sglang.srt.utils.get_cpu_ids_by_node()`, `self.model_config.hf_config.quantization_config`.
+The wrapper that passes `tp_size=self.tp_size` and the old body that reads `self.tp_size` ask
+the same key, so both versions see the same world.
+
+Each key has a domain, its options in the order found (the first is the default):
+- OPAQUE: a stand-in (standins.py) answering every attribute, call and item by child keys;
+- ABSENT: the attribute (or variable) does not exist;
+- ("value", v): a plain value (None, a bool, an int, a string, a torch dtype, ...);
+- ("seq", n): a list of n elements, each the child key `KEY[i]`.
+Domains grow from demands: a stand-in used where only a kind of value works (compared with a
+literal, tested for truth, ordered, indexed, measured with len, split as a string) records
+which options the key needs, and the next configurations offer them. A configuration is a
+mapping key -> option; keys it does not name take their default.
+"""
+
+from __future__ import annotations
+
+import logging
+import types
+from dataclasses import dataclass, field
+
+OPAQUE = ("opaque",)
+ABSENT = ("absent",)
+NONE = ("value", None)
+MAX_OPTIONS = 14  # per key: demands never grow a domain past this
+SMALL_INTS = (1, 2, 0, 3)
+
+
+def value(v) -> tuple:
+    return ("value", v)
+
+
+def seq(n: int) -> tuple:
+    return ("seq", n)
+
+
+class Absent(Exception):
+    """Raised by `World.value` for an ABSENT key; callers turn it into what the code sees."""
+
+
+def describe(option: tuple):
+    """An option as reports show it."""
+    if option == OPAQUE:
+        return "<stand-in>"
+    if option == ABSENT:
+        return "<absent>"
+    if option[0] == "seq":
+        return f"<list of {option[1]}>"
+    return json_value(option[1])
+
+
+def json_value(v):
+    if isinstance(v, (str, bool, int, float)) or v is None:
+        return v
+    if isinstance(v, (list, tuple)):
+        return [json_value(x) for x in v]
+    if isinstance(v, types.ModuleType):
+        return f"<module {v.__name__}>"
+    return str(v)
+
+
+def canon(v, depth: int = 0):
+    """A value as an event or a key holds it: the same in both versions and in every run (stand-ins
+    by their key, containers element by element, other objects by type, never by address)."""
+    from .standins import key_of
+
+    key = key_of(v)
+    if key is not None:
+        return f"<{key}>"
+    if isinstance(v, (str, bool, int, float, type(None), bytes)):
+        return v
+    if depth > 4:
+        return f"<{type(v).__name__}>"
+    if isinstance(v, (list, tuple)):
+        return tuple(canon(x, depth + 1) for x in v)
+    if isinstance(v, (set, frozenset)):
+        return ("set",) + tuple(sorted((repr(canon(x, depth + 1)) for x in v)))
+    if isinstance(v, dict):
+        return ("dict",) + tuple((canon(k, depth + 1), canon(x, depth + 1)) for k, x in v.items())
+    if isinstance(v, types.ModuleType):
+        return f"<module {v.__name__}>"
+    if isinstance(v, logging.Logger):
+        return f"<logger {v.name}>"
+    if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, type)):
+        return f"<{getattr(v, '__qualname__', type(v).__name__)}>"
+    if type(v).__repr__ is object.__repr__:
+        return f"<{type(v).__name__}>"
+    try:
+        hash(v)
+        return v  # torch dtypes, enums, ...: compared by value
+    except TypeError:
+        return f"<{type(v).__name__}>"
+
+
+def canon_args(args: tuple, kwargs: dict) -> str:
+    parts = [repr(canon(a)) for a in args] + [f"{k}={canon(v)!r}" for k, v in kwargs.items()]
+    return ", ".join(parts)
+
+
+def _neighbours(literal) -> list:
+    """The values a comparison with `literal` needs: equal, different, extended, other case."""
+    if isinstance(literal, bool) or literal is None:
+        return [True, False, None]
+    if isinstance(literal, int):
+        return [literal, literal + 1, literal - 1]
+    if isinstance(literal, float):
+        return [literal, literal + 0.5, literal - 0.5]
+    if isinstance(literal, str):
+        out = [literal, literal + "x", ""]
+        other_case = literal.swapcase()
+        if other_case != literal:
+            out.insert(2, other_case)
+        return out
+    try:
+        hash(literal)
+    except TypeError:
+        return []
+    return [literal]
+
+
+def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = ()) -> list[tuple]:
+    """Options a key needs once its stand-in is used as `kind` (see StandIn); `numbers`: the ints
+    the code compares or computes with (the pool)."""
+    if kind == "truth":
+        return [value(False), value(True)]
+    if kind == "eq":
+        from .standins import key_of
+
+        return [] if key_of(arg) is not None else [value(v) for v in _neighbours(arg)]
+    if kind in ("number", "order"):
+        # ordered against a value: also that value's neighbours (arithmetic operands are not
+        # taken: they derive from other keys' values without bound)
+        near = _neighbours(arg) if kind == "order" and type(arg) in (int, float) else []
+        return [value(v) for v in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x)), *near])]
+    if kind == "seq":
+        return [seq(1), seq(0), seq(2), seq(3)]
+    if kind == "contains":
+        return [seq(0), value((arg,)) if _hashable(arg) else seq(1)]
+    if kind == "str":
+        return [value(v) for v in [*(arg or ["x"]), ""]]
+    return []
+
+
+# kinds a stand-in cannot serve at all (TypeError): the key's default becomes the first option
+# the demand offers, so that the next runs get past this use and further into the code
+NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains"}
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return isinstance(v, (str, int, float, bool, type(None)))
+
+
+@dataclass
+class Domains:
+    """Every key's options, shared by all runs of a check (so both versions see the same)."""
+
+    options: dict[str, list[tuple]] = field(default_factory=dict)
+    fixed: set[str] = field(default_factory=set)  # keys whose domain a preset gave: no growth
+    grown: list[str] = field(default_factory=list)  # keys that gained options since last taken
+    pending: dict[str, tuple] = field(default_factory=dict)  # key -> its next default
+
+    def ensure(self, key: str, default: list[tuple]) -> list[tuple]:
+        found = self.options.get(key)
+        if found is None:
+            found = self.options[key] = list(dict.fromkeys(default))
+        return found
+
+    def grow(self, key: str, new: list[tuple], prefer: bool = False) -> None:
+        """Add `new` options; with `prefer`, a key whose default is a stand-in takes the first of
+        them as its default (NEEDS_A_VALUE) once the runs in progress are done (take_grown), so
+        that both versions of a configuration see the same defaults."""
+        if key in self.fixed:
+            return
+        options = self.options.setdefault(key, [OPAQUE])
+        changed = False
+        for option in new:
+            if option not in options and len(options) < MAX_OPTIONS:
+                options.append(option)
+                changed = True
+        if prefer and new and options[0] == OPAQUE and new[0] in options:
+            self.pending.setdefault(key, new[0])
+            changed = True
+        if changed and key not in self.grown:
+            self.grown.append(key)
+
+    def fix(self, key: str, options: list[tuple]) -> None:
+        self.options[key] = list(options)
+        self.fixed.add(key)
+
+    def take_grown(self) -> list[str]:
+        """The keys whose domain changed since the last call; pending defaults take effect."""
+        for key, option in self.pending.items():
+            options = self.options[key]
+            if options[0] == OPAQUE:
+                options.remove(option)
+                options.insert(0, option)
+        self.pending.clear()
+        out, self.grown = self.grown, []
+        return out
+
+
+class World:
+    """One run's answers: the configuration's choice per key (else the default), the stand-ins
+    made so far (one object per key, so `is` works), and what the run asked and used."""
+
+    def __init__(self, domains: Domains, config: dict[str, tuple], absent_names: frozenset[str],
+                 pools: tuple[tuple[str, ...], tuple[int, ...]] = ((), ()), builders: dict | None = None):
+        self.domains = domains
+        self.strings, self.numbers = pools  # what the code compares with: options of env variables, numbers
+        self.config = config
+        self.absent_names = absent_names
+        self.builders = builders or {}
+        self.objects: dict[str, object] = {}
+        self.read: dict[str, tuple] = {}  # key -> option used, in order of first read
+        self.touched: set[str] = set()  # keys whose stand-in the code looked into
+        self.written: dict[str, object] = {}  # "KEY.attr" / "KEY[item]" -> value set by the code
+        self.events: list = []
+
+    def option(self, key: str, default: list[tuple]) -> tuple:
+        options = self.domains.ensure(key, default)
+        chosen = self.config.get(key, options[0])
+        self.read.setdefault(key, chosen)
+        return chosen
+
+    def value(self, key: str, default: list[tuple] | None = None):
+        """The value of `key` in this run (raises Absent)."""
+        if key in self.objects:
+            return self.objects[key]
+        chosen = self.option(key, default if default is not None else self.default_options(key))
+        if chosen == ABSENT:
+            raise Absent(key)
+        if chosen == OPAQUE:
+            from .standins import StandIn
+
+            made = StandIn(key, self)
+        elif chosen[0] == "seq":
+            made = []
+            self.objects[key] = made
+            made.extend(self.value(f"{key}[{i}]") for i in range(chosen[1]))
+        elif chosen[0] == "build":
+            made = self.builders[chosen[1]](self, key, *chosen[2:])
+        else:
+            return chosen[1]
+        self.objects[key] = made
+        return made
+
+    def default_options(self, key: str) -> list[tuple]:
+        """A key no preset or demand described yet: a stand-in, else None, else absent where the
+        code allows an attribute to be missing (getattr/hasattr with that name, or except
+        AttributeError around it)."""
+        attr = key.rpartition(".")[2]
+        options = [OPAQUE, NONE]
+        if attr in self.absent_names and "(" not in attr and "[" not in attr:
+            options.append(ABSENT)
+        return options
+
+    def demand(self, key: str, kind: str, arg=None) -> None:
+        self.touched.add(key)
+        self.domains.grow(key, demanded_options(kind, arg, self.numbers), prefer=kind in NEEDS_A_VALUE)
