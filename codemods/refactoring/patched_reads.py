@@ -19,7 +19,7 @@ from codemods.refactoring.checkout import Checkout
 from codemods.refactoring.errors import Location
 from codemods.refactoring.file_names import PATCHERS, FileNames, callee_name, nodes
 
-PATCH_WORDS = (b"patch", b"setattr", b"delattr")
+PATCH_CALLS = (b"object(", b"setattr(", b"delattr(")
 
 
 def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function: str, reads: Iterable[str],
@@ -32,16 +32,20 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
         return []
     skip = {Path(p).resolve() for p in skip}
     tail = old.rpartition(".")[2].encode()
-    dotted = [f"{old}.{n}".encode() for n in sorted(reads)]  # "OLD.NAME"
+    old_bytes, dotted = old.encode(), [f"{old}.{n}".encode() for n in sorted(reads)]  # "OLD.NAME"
+    quoted = [q for n in sorted(reads) for q in (f'"{n}"'.encode(), f"'{n}'".encode())]
     alternatives = b"|".join(re.escape(n.encode()) for n in sorted(reads))
     by_name = re.compile(rb"(?:object|setattr|delattr)\(\s*[\w.]+\s*,\s*['\"](?:" + alternatives + rb")['\"]")
-    store = re.compile(rb"\.[ \t]*(?:" + alternatives + rb")[ \t]*=(?!=)")  # module.NAME = value
+    stores = [re.compile(re.escape(f".{n}".encode()) + rb"(?!\w)[ \t]*[-+*/%&|^@]?=(?!=)") for n in sorted(reads)]
 
     def worth_parsing(data: bytes) -> bool:
         if tail not in data:
             return False
-        return (any(d in data for d in dotted) or b".multiple(" in data or by_name.search(data) is not None
-                or store.search(data) is not None)
+        if old_bytes in data and any(d in data for d in dotted) or b".multiple(" in data:
+            return True
+        if any(p in data for p in PATCH_CALLS) and any(q in data for q in quoted) and by_name.search(data):
+            return True
+        return any(store.search(data) for store in stores)  # module.NAME = value
 
     found: list[Location] = []
     for path in checkout.select(worth_parsing):
