@@ -221,7 +221,7 @@ def test_commit_makes_one_commit_per_step(tmp_path, capsys, monkeypatch):
 
 
 def test_git_failure_part_way_says_which_steps_are_committed(tmp_path, capsys, monkeypatch):
-    import codemods.extract_kv_dtype.__main__ as cli
+    import codemods.refactoring.command as cli
     from codemods.refactoring.errors import BadInput
 
     root = _git_tree(tmp_path)

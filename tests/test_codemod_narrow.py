@@ -16,7 +16,7 @@ PATH = Path("kv_cache_dtype.py")
 
 
 def narrow(body: str) -> str:
-    return narrow_function(HEAD + body, PATH, RECIPE, Style(enabled=False))[0]
+    return narrow_function(HEAD + body, PATH, RECIPE, Style(enabled=False))
 
 
 def test_reads_nested_in_longer_chains_are_narrowed():

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence
 
-from codemods.extract_kv_dtype.fixes import FIXES, FixResult, apply_fixes, empty_plan, steps_done
+from codemods.extract_kv_dtype.fixes import FIXES, FixResult, apply_fixes, empty_plan
 from codemods.extract_kv_dtype.recipe import RECIPE, classify
 from codemods.refactoring.errors import (
     AlreadyApplied,
@@ -36,7 +36,7 @@ from codemods.refactoring.errors import (
     Refusal,
 )
 from codemods.refactoring.formatting import find_style
-from codemods.refactoring.pipeline import Plan, StepResult, locate, run
+from codemods.refactoring.pipeline import Plan, StepResult, locate, run, steps_done
 from codemods.refactoring.state import NOT_FOUND
 from codemods.refactoring.writer import write_files
 
@@ -49,14 +49,15 @@ def refactor(root: Path, steps: Optional[range] = range(1, 5), *, format: bool =
     """Compute PR #31147's steps `steps` (None: those the tree lacks), then `fixes`; nothing is written."""
     root = Path(root)
     if steps is None:
-        done = steps_done(locate(root, RECIPE))
+        done = steps_done(root, RECIPE)
         steps = range(done + 1, 5) if done != NOT_FOUND and (done < 4 or fixes) else range(1, 5)
     elif not (len(steps) and steps.step == 1 and 1 <= steps.start and steps.stop <= 5):
         raise BadInput(f"steps must be a contiguous range within 1-4, got {steps}")
     if fixes and len(steps) and steps.stop != 5:
         raise BadInput(f"fixes apply after step 4: run --steps {steps.start}-4, or omit --steps")
     style = find_style(locate(root, RECIPE), enabled=format)
-    plan = run(root, RECIPE, steps, style, classify) if len(steps) else empty_plan(locate(root, RECIPE))
+    plan = run(root, RECIPE, steps, style, lambda code, _: classify(code)) if len(steps) else \
+        empty_plan(locate(root, RECIPE))
     return apply_fixes(plan, fixes, style) if fixes else plan
 
 

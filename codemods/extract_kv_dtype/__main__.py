@@ -7,12 +7,9 @@ import sys
 from pathlib import Path
 
 from codemods.extract_kv_dtype import RECIPE, refactor
-from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP, FixResult
-from codemods.refactoring.cli_output import print_diff, run_command, status
-from codemods.refactoring.errors import EXIT_OK, BadInput
-from codemods.refactoring.gitops import check_clean_repo, commit
-from codemods.refactoring.pipeline import locate
-from codemods.refactoring.writer import JOURNAL, recover, write_files
+from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP
+from codemods.refactoring.cli_output import run_command
+from codemods.refactoring.command import apply_plan, parse_steps, prepare
 
 EPILOG = """\
 steps (sglang PR #31147):
@@ -40,17 +37,6 @@ exit codes:
   5  already applied: nothing to do
   141  stdout closed early (e.g. --dry-run | head): stops quietly, like a command killed by SIGPIPE
 """
-
-
-def parse_steps(text: str) -> range:
-    try:
-        a, _, b = text.partition("-")
-        start, stop = int(a), int(b or a)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected A-B such as 1-4, got {text!r}") from None
-    if not 1 <= start <= stop <= 4:
-        raise argparse.ArgumentTypeError(f"steps must lie within 1-4 with A <= B, got {text!r}")
-    return range(start, stop + 1)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,69 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(lambda: _run(args))
 
 
-class WriteFailed(BadInput):
-    """A write failed part way (disk full, I/O error); `write_files` restored the files."""
-
-
-def _write(root: Path, changes: dict, originals: dict, what: str = "") -> None:
-    try:
-        write_files(root, changes, originals)
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        raise WriteFailed(f"{where}cannot write{what}: {exc.strerror or exc}; "
-                          f"the files were restored as they were") from None
-
-
-def _commit_steps(plan) -> None:
-    """One commit per step; a failure says exactly which steps are committed and which are not."""
-    originals = dict(plan.originals)
-    done: list[str] = []
-    for i, step in enumerate(plan.steps):
-        what = f"fix {step.fix}" if isinstance(step, FixResult) else f"step {step.number}"
-        later = [f"fix {s.fix}" if isinstance(s, FixResult) else f"step {s.number}" for s in plan.steps[i + 1:]]
-        state = (f" Committed before it: {', '.join(done)}." if done else " Nothing was committed.") + \
-                (f" Not written: {', '.join(later)}." if later else "")
-        try:
-            _write(plan.root, step.changes, originals, f" {what}")
-        except WriteFailed as exc:
-            raise BadInput(exc.why + "." + state) from None
-        try:
-            commit(plan.root, list(step.changes), step.subject)
-        except BadInput as exc:
-            raise BadInput(f"{exc.why}: {what}'s changes are written to the working tree but not committed."
-                           + state, exc.path) from None
-        originals.update(step.changes)
-        done.append(what)
-        status(f"committed {what}: {step.subject}")
-
-
 def _run(args) -> int:
-    root = locate(args.path, RECIPE)
-    if not args.dry_run:
-        done = recover(root)
-        if done:
-            status(done)
-    elif (root / JOURNAL).exists():
-        raise BadInput("an interrupted run left its journal here: run once without --dry-run to "
-                       "finish it (or roll it back) first", root / JOURNAL)
-    if args.commit and args.dry_run:
-        raise BadInput("--commit and --dry-run exclude each other")
-    if args.commit:
-        check_clean_repo(root)
+    prepare(args, RECIPE)
     steps = args.steps or (None if args.fix else range(1, 5))
-    plan = refactor(args.path, steps, format=not args.no_format, fixes=args.fix)
-    for msg in plan.messages:
-        status(msg)
-    if args.dry_run:
-        print_diff(args.path, plan.changes, plan.originals)
-        return EXIT_OK
-    if args.commit:
-        _commit_steps(plan)
-        return EXIT_OK
-    _write(plan.root, plan.changes, plan.originals)
-    for path in plan.changes:
-        status(f"wrote {path}")
-    return EXIT_OK
+    return apply_plan(args, refactor(args.path, steps, format=not args.no_format, fixes=args.fix))
 
 
 if __name__ == "__main__":

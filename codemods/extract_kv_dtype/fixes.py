@@ -10,19 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from codemods.extract_kv_dtype.fix_fp4_fallback import Fallback, fix_fallback
+from codemods.extract_kv_dtype.fix_kv_str_lookup import TableLookup, fix_lookup
 from codemods.extract_kv_dtype.recipe import RECIPE
-from codemods.refactoring.cstutil import parse
 from codemods.refactoring.errors import AlreadyApplied, BadInput
-from codemods.refactoring.fix_fp4_fallback import Fallback, fix_fallback
-from codemods.refactoring.fix_kv_str_lookup import TableLookup, fix_lookup
 from codemods.refactoring.formatting import Style
 from codemods.refactoring.pipeline import Plan, StepResult, read
-from codemods.refactoring.state import detect
 
 FUNCTION = RECIPE.method_name
 
 FP4 = Fallback(
-    function=FUNCTION, param=RECIPE.narrow.new_param, value="fp4_e2m1", fallback="auto",
+    function=FUNCTION, param=RECIPE.narrows[0].new_param, value="fp4_e2m1", fallback="auto",
     comment="Without float4 support, fp4_e2m1 really falls back to the 'auto' resolution below.")
 
 HELPER = "kv_cache_dtype_to_str"
@@ -61,13 +59,6 @@ FIXES = {f.name: f for f in (
 @dataclass
 class FixResult(StepResult):
     fix: str = ""  # the fix's name; `number` is 4 (fixes apply after step 4)
-
-
-def steps_done(root: Path) -> int:
-    """How many of the four steps the tree at `root` (the folder holding sglang) has."""
-    source, target = root / RECIPE.source_file, root / RECIPE.target_file
-    text = read(source)
-    return detect(parse(source, text), text, source, read(target) if target.exists() else None, RECIPE).done
 
 
 def empty_plan(root: Path) -> Plan:

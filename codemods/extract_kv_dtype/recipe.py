@@ -1,4 +1,11 @@
-"""sglang PR #31147's values for the generic extraction steps, and its method shapes."""
+"""sglang PR #31147's values for the generic extraction steps, and its method shapes.
+
+The preset spells out what the generic engine would otherwise infer: its parameter names and
+annotations (`self.dtype` arrived as `model_dtype`), the `is_dflash=self.spec_algorithm.is_dflash()`
+read, the result and the recorded string, the narrowed `server_args.kv_cache_dtype`, the moved
+table. It is strict (`infer=False`): any other `self.` use is refused, as the #31147 harness
+covers exactly these inputs.
+"""
 
 from __future__ import annotations
 
@@ -20,13 +27,17 @@ RECIPE = Recipe(
         Read("self.spec_algorithm.is_dflash()", "is_dflash", "bool"),
         Read("self.server_args.speculative_draft_attention_backend", "speculative_draft_attention_backend", "str"),
     ),
-    result=Result(attribute="self.kv_cache_dtype", local="kv_cache_dtype"),
+    infer=False,
+    results=(Result(attribute="self.kv_cache_dtype", local="kv_cache_dtype"),),
     record=Record(local="resolved_kv_cache_dtype", annotation="Optional[str]",
                   attribute="self.server_args.kv_cache_dtype", method="self._record_kv_cache_dtype"),
-    narrow=Narrow(param="server_args", attribute="kv_cache_dtype",
-                  new_param="server_args_kv_cache_dtype", annotation="str"),
+    narrows=(Narrow(param="server_args", attribute="kv_cache_dtype",
+                    new_param="server_args_kv_cache_dtype", annotation="str"),),
     return_annotation="tuple[Optional[str], torch.dtype]",
     moved_globals=("TORCH_DTYPE_TO_KV_CACHE_STR",),
+    new_target=True,
+    package_inits=False,  # mem_cache/ exists in every release; our fixture trees leave it out
+    tidy_globals=False,  # #31147 kept `_is_hip = is_hip()` in the runner (the harness needs it there)
     subjects={
         1: "Make ModelRunner.configure_kv_cache_dtype a keyword-only static method",
         2: "Move configure_kv_cache_dtype into sglang/srt/mem_cache/kv_cache_dtype.py",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
@@ -47,6 +47,11 @@ def module_function(code: str, path: Path, name: str):
 
 def stmt(text: str) -> cst.BaseStatement:
     return cst.parse_statement(text)
+
+
+def is_docstring(s: cst.CSTNode) -> bool:
+    return isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr) and \
+        isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def top_class(module: cst.Module, name: str, path: Path, text: str = "") -> tuple[int, cst.ClassDef]:
@@ -97,10 +102,6 @@ def binding_line(text: str, name: str, nth: int = 0) -> Optional[int]:
                            rf"|(?:from\s+\S+\s+)?import\b[^\n]*\b{n}\b)", nth)
 
 
-def call_lines(text: str, name: str) -> list[int]:
-    return [text.count("\n", 0, h.start()) + 1 for h in re.finditer(rf"\.{re.escape(name)}\s*\(", text)]
-
-
 class LineMap:
     """Line numbers of nodes inside one function, computed on that function alone (fast)."""
 
@@ -138,50 +139,6 @@ def plain_names(node: cst.CSTNode) -> set[str]:
     return v.names
 
 
-class CallFinder(cst.CSTVisitor):
-    """Statements calling `<anything>.name(...)`, with their enclosing function and depth."""
-
-    def __init__(self, name: str):
-        self.name = name
-        self.hits: list[tuple[cst.Call, list[cst.CSTNode], int]] = []
-        self._stack: list[cst.CSTNode] = []
-        self._depth = 0
-
-    def visit_IndentedBlock(self, node) -> None:
-        self._depth += 1
-
-    def leave_IndentedBlock(self, node) -> None:
-        self._depth -= 1
-
-    def visit_FunctionDef(self, node) -> None:
-        self._stack.append(node)
-
-    def leave_FunctionDef(self, node) -> None:
-        self._stack.pop()
-
-    def visit_SimpleStatementLine(self, node) -> None:
-        self._stack.append(node)
-
-    def leave_SimpleStatementLine(self, node) -> None:
-        self._stack.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == self.name:
-            self.hits.append((node, list(self._stack), self._depth))
-
-
-class ReplaceStatement(cst.CSTTransformer):
-    """Replace one statement (by identity) with a sequence of statements."""
-
-    def __init__(self, old: cst.CSTNode, new: Sequence[cst.BaseStatement]):
-        self.old, self.new = old, list(new)
-
-    def on_leave(self, original, updated):
-        if original is self.old:
-            return cst.FlattenSentinel(self.new) if len(self.new) != 1 else self.new[0]
-        return updated
-
-
 class _Comments(cst.CSTVisitor):
     def __init__(self) -> None:
         self.found: list[str] = []
@@ -212,15 +169,3 @@ def carry_lost_comments(original: cst.SimpleStatementLine, new: cst.SimpleStatem
         return new
     carried = [cst.EmptyLine(comment=cst.Comment(c)) for c in lost]
     return new.with_changes(leading_lines=[*new.leading_lines, *carried])
-
-
-def visit_holder(cls: cst.ClassDef, stack: Sequence[cst.CSTNode], transformer: cst.CSTTransformer) -> cst.ClassDef:
-    """`cls` with `transformer` applied to the class member at the bottom of `stack` (from
-    `CallFinder`) only - a fraction of a large class - or to the whole class if it is not one."""
-    holder = next((n for n in stack if isinstance(n, cst.FunctionDef)), None)
-    members = list(cls.body.body)
-    for i, s in enumerate(members):
-        if s is holder:
-            members[i] = s.visit(transformer)
-            return cls.with_changes(body=cls.body.with_changes(body=members))
-    return cls.visit(transformer)

@@ -1,72 +1,144 @@
 """Definite-assignment analysis of a method body, deciding how each `self.` use is rewritten.
 
-Walks the if/elif/else tree in order, tracking which result locals are assigned on
-every path (`definite`) and on some path (`possible`); `raise` ends a path. The
-outcome is a set of node replacements for `make_static`, or a `Refusal` naming the
-construct that the tuple-returning rewrite could not carry.
+Walks the statements in order, tracking which result locals are assigned on every path
+(`definite`) and on some path (`possible`); `raise` and `return` end a path. `if` is followed
+branch by branch; loops may run no time, `try` may leave its body anywhere, so writes inside
+them are only possible. The outcome is a set of node replacements for `make_static`, or a
+`Refusal` naming the construct the result-returning rewrite could not carry:
+- a result written on some paths and not others (the caller cannot reproduce "not written");
+- an early `return` where a result is not yet written, or a method that both returns a value
+  and writes results;
+- a call of another method of the class, `self` used other than through an attribute.
 
-The call site writes the result, then records the resolved value if it is not None. So a
-record is refused when the path may have recorded already, when its value may be None
-(`not_none`), and when a result write follows it on a path where the result was not yet
-written (or the record method may read the result: `make_static._record_blind`).
+A strict recipe (#31147: `infer=False`) accepts only its mapped reads, its one result and its
+record, and no `return` at all. Its call site writes the result, then records the resolved
+value if it is not None, so a record is refused when the path may have recorded already, when
+its value may be None (`not_none`), and when a result write follows it on a path where the
+result was not yet written (or the record method may read the result: `record_blind`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 import libcst as cst
 import libcst.matchers as m
 
+from codemods.refactoring.class_info import ClassInfo
 from codemods.refactoring.cstutil import dotted
 from codemods.refactoring.errors import Refusal
-from codemods.refactoring.not_none import is_not_none
-from codemods.refactoring.recipe import Read, Recipe
+from codemods.refactoring.recipe import Recipe
+from codemods.refactoring.record import strict_small
+from codemods.refactoring.self_uses import Param, Rewrites, UseVisitor
 
 State = Optional[tuple[frozenset, frozenset]]  # (definite, possible); None = path ended
-# In `possible`: a record may have come before the result was written on every path to it.
-EARLY_RECORD = "<record before the result is written>"
-
-
-@dataclass
-class Rewrites:
-    exprs: dict = field(default_factory=dict)  # original expr node -> new expr
-    stmts: dict = field(default_factory=dict)  # original small statement -> new small statement
-    used_reads: list = field(default_factory=list)  # Read entries the body uses, recipe order
-    record_style: Optional[str] = None  # "attribute" | "method" | None
-    final: State = None
+LOOPS = (cst.For, cst.While)
 
 
 class Analysis:
     def __init__(self, recipe: Recipe, path: Path, line_of: Callable[[cst.CSTNode], Optional[int]],
-                 tables: frozenset[str] = frozenset(), record_blind: bool = False):
+                 info: ClassInfo = ClassInfo(), tables: frozenset[str] = frozenset(), record_blind: bool = False):
         self.recipe = recipe
+        self.strict = not recipe.infer
+        self.info = info
         self.tables = tables  # module tables whose values are all strings (see not_none)
         self.record_blind = record_blind  # the record method cannot see the result attribute
         self.path = path
         self.line_of = line_of
-        self.reads: dict[str, Read] = {r.source: r for r in recipe.reads}
+        self.mapped = {r.source: r for r in recipe.reads}
+        self.result_locals = {r.attribute: r.local for r in recipe.results}  # `self.x` -> local
+        self.used_reads: set[str] = set()
         self.out = Rewrites()
-        self._used: set[str] = set()
+        self._bare_returns: list[tuple[cst.Return, State, bool]] = []
+        self._value_return: Optional[cst.Return] = None
+        self._first_write: dict[str, cst.CSTNode] = {}
+        self._finally_depth = 0
 
     def refuse(self, node: cst.CSTNode, why: str) -> Refusal:
         return Refusal(why, self.path, self.line_of(node))
 
-    # --- statements -------------------------------------------------------------------
+    # --- the whole body ---------------------------------------------------------------
     def run(self, body: cst.BaseSuite) -> Rewrites:
+        if not self.strict:
+            self.result_locals = {f"self.{a}": self.recipe.name_for(a) for a in _written_attributes(body)}
         state = self.block(body.body, (frozenset(), frozenset()))
-        res = self.recipe.result
-        if state is None or res.local not in state[0]:
-            raise Refusal(
-                f"{res.attribute} is not assigned on every path through the method", self.path,
-                self.line_of(body),
-            )
         self.out.final = state
-        self.out.used_reads = [r for r in self.recipe.reads if r.source in self._used]
+        if self.strict:
+            self._strict_end(body, state)
+        else:
+            self._inferred_end(state)
         return self.out
 
+    def _strict_end(self, body: cst.BaseSuite, state: State) -> None:
+        (attribute, local), = self.result_locals.items()
+        if state is None or local not in state[0]:
+            raise Refusal(f"{attribute} is not assigned on every path through the method", self.path,
+                          self.line_of(body))
+        self.out.params = [Param(r.param, r.arg_text, r.annotation) for r in _first_per_param(
+            [r for r in self.recipe.reads if r.source in self.used_reads])]
+        rec = self.recipe.record
+        self.out.results = [rec.local, local] if rec else [local]
+        self.out.attributes = {local: attribute}
+
+    def _inferred_end(self, state: State) -> None:
+        written = [a for a, n in self._first_write.items()]
+        out = self.out
+        if written and self._value_return is not None:
+            raise self.refuse(self._value_return, f"{self.recipe.qualified} returns a value and also writes "
+                                                  f"{', '.join(written)}: only one can be the function's result")
+        for attribute in written:
+            local = self.result_locals[attribute]
+            if state is not None and local not in state[0]:
+                raise self.refuse(self._first_write[attribute], f"{attribute} is written on some paths and not "
+                                  f"others: the caller cannot reproduce 'not written'")
+            out.results.append(local)
+            out.attributes[local] = attribute
+        for ret, at, in_finally in self._bare_returns:
+            missing = [a for a in written if self.result_locals[a] not in at[0]]
+            if missing:
+                raise self.refuse(ret, f"early return where {', '.join(missing)} is not written yet: the returned "
+                                       f"result cannot say 'not written'")
+            if written and in_finally:
+                raise self.refuse(ret, "early return inside a try with a finally block: the finally may still "
+                                       "change the results after the return")
+            if written:
+                names = [cst.Name(n) for n in out.results]
+                value = names[0] if len(names) == 1 else cst.Tuple([cst.Element(n) for n in names], lpar=[], rpar=[])
+                out.stmts[ret] = ret.with_changes(value=value)
+        for p in out.params:
+            prop = self.info.properties.get(p.argument.partition(".")[2])
+            hit = prop and next((a for a in written if f"{a}" in prop), None)
+            if hit:
+                raise Refusal(f"{p.argument} is a property that reads {hit}, which the method writes: read up "
+                              f"front, it would not see the write", self.path, self.line_of(self._first_write[hit]))
+
+    # --- parameters and results (called by UseVisitor) --------------------------------
+    def first_level(self, node: cst.Attribute, state: State) -> None:
+        """`self.X` read in the inferring mode."""
+        attribute = f"self.{node.attr.value}"
+        if attribute in self.result_locals:
+            local = self.result_locals[attribute]
+            if local not in state[0]:  # read before the method writes it on every path: the local starts from it
+                self._param(local, attribute, node)
+            self.out.exprs[node] = cst.Name(local)
+            return
+        if node.attr.value in self.info.methods:
+            raise self.refuse(node, f"call of another {self.recipe.class_name} method {attribute}(...): the "
+                                    f"function could not call it; pass --pass-self NAME to hand it the instance")
+        name = self.recipe.name_for(node.attr.value)
+        self._param(name, attribute, node)
+        self.out.exprs[node] = cst.Name(name)
+
+    def _param(self, name: str, argument: str, node: cst.CSTNode) -> None:
+        for p in self.out.params:
+            if p.name == name:
+                if p.argument != argument:
+                    raise self.refuse(node, f"{argument} and {p.argument} would both become parameter {name}")
+                return
+        self.out.params.append(Param(name, argument))
+
+    # --- statements -------------------------------------------------------------------
     def block(self, stmts, state: State) -> State:
         for s in stmts:
             if state is None:
@@ -88,12 +160,14 @@ class Analysis:
                 raise self.refuse(s, f"nested {'function' if isinstance(s, cst.FunctionDef) else 'class'} "
                                      f"{s.name.value} captures self")
             return state
-        if m.findall(s, m.Return()):
-            raise self.refuse(m.findall(s, m.Return())[0], "early return inside the method")
-        if "self" in {n.value for n in m.findall(s, m.Name())}:
-            kind = type(s).__name__.lower()
-            raise self.refuse(s, f"a {kind} statement that uses self is not supported")
-        return state
+        if self.strict:
+            if m.findall(s, m.Return()):
+                raise self.refuse(m.findall(s, m.Return())[0], "early return inside the method")
+            if "self" in {n.value for n in m.findall(s, m.Name())}:
+                kind = type(s).__name__.lower()
+                raise self.refuse(s, f"a {kind} statement that uses self is not supported")
+            return state
+        return self.compound(s, state)
 
     def if_(self, s: cst.If, state: State) -> State:
         self.check(s.test, state)
@@ -104,136 +178,157 @@ class Analysis:
             branches.append(self.if_(s.orelse, state))
         else:
             branches.append(self.block(s.orelse.body.body, state))
-        live = [b for b in branches if b is not None]
-        if not live:
-            return None
-        definite = frozenset.intersection(*[b[0] for b in live])
-        possible = frozenset.union(*[b[1] for b in live])
-        return definite, possible
+        return merge(branches)
+
+    def compound(self, s: cst.CSTNode, state: State) -> State:
+        """Loops, `with`, `try`, `match` (inferring mode): writes inside loops and `try` are possible only."""
+        if isinstance(s, LOOPS):
+            if isinstance(s, cst.For):
+                self.check(s.iter, state)
+                self.no_self_target(s.target)
+            else:
+                self.check(s.test, state)
+            body = self.block(s.body.body, state)
+            after = (state[0], state[1] | (body[1] if body else frozenset()))
+            return self.block(s.orelse.body.body, after) if s.orelse else after
+        if isinstance(s, cst.With):
+            for item in s.items:
+                self.check(item.item, state)
+                if item.asname is not None:
+                    self.no_self_target(item.asname.name)
+            return self.block(s.body.body, state)
+        if isinstance(s, (cst.Try, cst.TryStar)):
+            return self.try_(s, state)
+        if isinstance(s, cst.Match):
+            self.check(s.subject, state)
+            ends = [state]
+            for case in s.cases:
+                self.check(case.pattern, state)
+                if case.guard is not None:
+                    self.check(case.guard, state)
+                ends.append(self.block(case.body.body, state))
+            return merge(ends)
+        raise self.refuse(s, f"a {type(s).__name__.lower()} statement is not supported here")
+
+    def try_(self, s, state: State) -> State:
+        self._finally_depth += bool(s.finalbody)
+        body = self.block(s.body.body, state)
+        start = (state[0], state[1] | (body[1] if body else frozenset()))
+        ends = [self.block(s.orelse.body.body, body) if s.orelse is not None and body is not None else body]
+        for h in s.handlers:
+            if h.type is not None:
+                self.check(h.type, start)
+            ends.append(self.block(h.body.body, start))
+        self._finally_depth -= bool(s.finalbody)
+        merged = merge(ends)
+        if s.finalbody is None:
+            return merged
+        after = self.block(s.finalbody.body.body, merged if merged is not None else start)
+        return after if merged is not None else None
 
     def small(self, s: cst.BaseSmallStatement, state: State) -> State:
-        rec, res = self.recipe.record, self.recipe.result
         if isinstance(s, cst.Return):
-            raise self.refuse(s, "early return inside the method")
+            return self.return_(s, state)
         if isinstance(s, cst.Raise):
             if s.exc is not None:
                 self.check(s.exc, state)
             if s.cause is not None:
                 self.check(s.cause, state)
             return None
-        if isinstance(s, cst.Assign) and len(s.targets) == 1:
-            target = dotted(s.targets[0].target)
-            if target in (res.attribute, rec.attribute):
-                self.check(s.value, state)
-                local = res.local if target == res.attribute else rec.local
-                if target == rec.attribute:
-                    self._style("attribute", s)
-                    self._record(s, s.value, state, f"write to {rec.attribute}")
-                elif EARLY_RECORD in state[1]:
-                    raise self.refuse(s, f"write to {res.attribute} after a record of the resolved value that "
-                                         f"may come before its first write on this path: the call site "
-                                         f"writes {res.attribute} first, then records")
-                elif rec.local in state[1] and self.out.record_style == "method" and not self.record_blind:
-                    raise self.refuse(s, f"write to {res.attribute} after the resolved value may have been "
-                                         f"recorded, and {rec.method} may read {res.attribute}: the call site "
-                                         f"records after the last write")
-                self.out.stmts[s] = s.with_changes(
-                    targets=[s.targets[0].with_changes(target=cst.Name(local))]
-                )
-                return self._assigned(local, state)
-        if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and dotted(s.value.func) == rec.method:
-            call = s.value
-            if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
-                raise self.refuse(s, f"{rec.method}(...) called with other than one positional argument")
-            self.check(call.args[0].value, state)
-            self._style("method", s)
-            self._record(s, call.args[0].value, state, f"call of {rec.method}(...)")
-            self.out.stmts[s] = cst.Assign(
-                targets=[cst.AssignTarget(cst.Name(rec.local))], value=call.args[0].value
-            )
-            return self._assigned(rec.local, state)
-        targets = []
+        if isinstance(s, (cst.Global, cst.Nonlocal)):
+            raise self.refuse(s, f"a `{'global' if isinstance(s, cst.Global) else 'nonlocal'}` statement: in "
+                                 f"another module it would bind another name")
+        if self.strict:
+            return strict_small(self, s, state)
+        if isinstance(s, (cst.Break, cst.Continue)):
+            return None
         if isinstance(s, cst.Assign):
-            targets = [t.target for t in s.targets]
-        elif isinstance(s, (cst.AugAssign, cst.AnnAssign)):
-            targets = [s.target]
-        elif isinstance(s, cst.Del):
-            targets = [s.target]
-        for t in targets:
-            for node in m.findall(t, m.Attribute()):
-                d = dotted(node)
-                if d and d.startswith("self."):
-                    raise self.refuse(s, f"write to {d}, which the recipe does not map")
+            self.check(s.value, state)
+            for t in s.targets:
+                state = self.write(t.target, state)
+            return state
+        if isinstance(s, cst.AugAssign):
+            self.check(s.value, state)
+            self.check(s.target, state)  # read first: `self.x += 1` reads self.x
+            return self.write(s.target, state)
+        if isinstance(s, cst.AnnAssign):
+            if s.value is not None:
+                self.check(s.value, state)
+            return self.write(s.target, state) if s.value is not None else state
+        if isinstance(s, cst.Del):
+            if m.findall(s.target, m.Attribute(value=m.Name("self"))):
+                raise self.refuse(s, f"del of {dotted(m.findall(s.target, m.Attribute(value=m.Name('self')))[0])}: "
+                                     f"the caller could not delete it for the function")
         self.check(s, state)
         return state
 
-    def _assigned(self, local: str, state: State) -> State:
-        early = {EARLY_RECORD} if local == self.recipe.record.local and self.recipe.result.local not in state[0] \
-            else set()
-        return state[0] | {local}, state[1] | {local} | early
+    def return_(self, s: cst.Return, state: State) -> State:
+        if self.strict:
+            raise self.refuse(s, "early return inside the method")
+        if s.value is None or m.matches(s.value, m.Name("None")):
+            self._bare_returns.append((s, state, self._finally_depth > 0))
+        else:
+            self.check(s.value, state)
+            self._value_return = self._value_return or s
+            self.out.returns_value = True
+        return None
 
-    def _record(self, s: cst.CSTNode, value: cst.BaseExpression, state: State, what: str) -> None:
-        """A record keeps its meaning at the call site only once per path and when never None."""
-        if self.recipe.record.local in state[1]:
-            raise self.refuse(s, f"a second record of the resolved value ({what}) on a path that may have "
-                                 f"recorded it already: the call site records once")
-        if not is_not_none(value, self.tables):
-            raise self.refuse(s, f"{what} with a value that may be None: the call site records only a value "
-                                 f"that is not None (record a string literal or a subscript of "
-                                 f"{' or '.join(sorted(self.tables)) or 'a table of strings'})")
+    def write(self, target: cst.BaseExpression, state: State) -> State:
+        """A write to `target`: `self.Y` becomes the result local Y; `self.Y.z = ...` reads self.Y."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                state = self.write(e.value, state)
+            return state
+        if isinstance(target, cst.StarredElement):
+            return self.write(target.value, state)
+        if m.matches(target, m.Attribute(value=m.Name("self"))):
+            attribute = f"self.{target.attr.value}"
+            local = self.result_locals[attribute]
+            self._first_write.setdefault(attribute, target)
+            self.out.exprs[target] = cst.Name(local)
+            return state[0] | {local}, state[1] | {local}
+        if not isinstance(target, cst.Name):
+            self.check(target, state)
+        return state
 
-    def _style(self, style: str, node: cst.CSTNode) -> None:
-        if self.out.record_style not in (None, style):
-            raise self.refuse(node, "the method records the resolved value both by attribute and by call")
-        self.out.record_style = style
+    def no_self_target(self, target: cst.CSTNode) -> None:
+        if "self" in {n.value for n in m.findall(target, m.Name())}:
+            raise self.refuse(target, "a loop or `with` target writes to self")
 
-    # --- expressions ------------------------------------------------------------------
     def check(self, node: cst.CSTNode, state: State) -> None:
-        node.visit(_ReadVisitor(self, state))
+        node.visit(UseVisitor(self, state))
 
 
-class _ReadVisitor(cst.CSTVisitor):
-    def __init__(self, analysis: Analysis, state: State):
-        self.a = analysis
-        self.state = state
+def merge(states: list[State]) -> State:
+    live = [b for b in states if b is not None]
+    if not live:
+        return None
+    return frozenset.intersection(*[b[0] for b in live]), frozenset.union(*[b[1] for b in live])
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        if "self" in {n.value for n in m.findall(node, m.Name())}:
-            raise self.a.refuse(node, "lambda captures self")
-        return True
 
-    def visit_Call(self, node: cst.Call) -> bool:
-        d = dotted(node)
-        if d and d in self.a.reads:
-            return self._map(node, d)
-        return True
+def _written_attributes(body: cst.CSTNode) -> list[str]:
+    """Attributes of self that some statement of the body assigns (`self.x = `, `self.x += `, tuples)."""
+    out: dict[str, None] = {}
+    targets = [t.target for t in m.findall(body, m.AssignTarget())]
+    targets += [s.target for s in m.findall(body, m.AugAssign() | m.AnnAssign(value=m.DoesNotMatch(None)))]
+    for t in targets:
+        for a in m.findall(t, m.Attribute(value=m.Name("self"))):
+            if a is t or _in_unpacking(t, a):
+                out.setdefault(a.attr.value)
+    return list(out)
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        d = dotted(node)
-        if not d or not d.startswith("self."):
-            return True
-        a, rec, res = self.a, self.a.recipe.record, self.a.recipe.result
-        if d == res.attribute:
-            if res.local not in self.state[0]:
-                raise a.refuse(node, f"read of {d} where it is not assigned on every path")
-            a.out.exprs[node] = cst.Name(res.local)
-            return False
-        if d == rec.attribute and rec.local in self.state[1]:
-            raise a.refuse(node, f"read back of {d} after a possible write to it")
-        if d in a.reads:
-            return self._map(node, d)
-        parts = d.split(".")
-        prefixes = {".".join(parts[:i]) for i in range(2, len(parts))}
-        if prefixes & (set(a.reads) | {res.attribute}):
-            return True
-        raise a.refuse(node, f"read of {d}, which the recipe does not map to a parameter")
 
-    def visit_Name(self, node: cst.Name) -> bool:
-        if node.value == "self":
-            raise self.a.refuse(node, "self used other than through a mapped attribute")
-        return False
+def _in_unpacking(target: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether `node` is itself one of the names `target` (a tuple/list display) assigns."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(e.value is node or _in_unpacking(e.value, node) for e in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return target.value is node or _in_unpacking(target.value, node)
+    return False
 
-    def _map(self, node: cst.CSTNode, d: str) -> bool:
-        self.a.out.exprs[node] = cst.parse_expression(self.a.reads[d].new_text)
-        self.a._used.add(d)
-        return False
+
+def _first_per_param(reads: list) -> list:
+    seen: dict = {}
+    for r in reads:
+        seen.setdefault(r.param, r)
+    return list(seen.values())

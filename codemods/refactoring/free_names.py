@@ -76,8 +76,8 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
                           f"a copy in the new module would not follow it; move it by hand", path, use_line(name))
         if not _copyable(module.body[idx], bindings):
             raise Refusal(f"moved code uses the module global {name!r}, whose value is not a literal, an imported "
-                          f"name or a call of an imported function: a copy in the new module may not equal it; "
-                          f"move it by hand", path, use_line(name))
+                          f"name or a call of an imported function (or an operation on these): a copy in the new "
+                          f"module may not equal it; move it by hand", path, use_line(name))
     imports = [restricted_import(module.body[i], names, package) for i, names in sorted(wanted_imports.items())]
     globals_ = [_without_comments(module.body[i]) for i in sorted(wanted_globals)]
     return imports, globals_
@@ -85,8 +85,9 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
 
 def _copyable(stmt: cst.BaseStatement, bindings: dict[str, list[Binding]]) -> bool:
     """`NAME = value` (one plain assignment) whose value is built only from literals, imported
-    names, module globals (themselves checked when copied), displays of these and calls of
-    imported functions: `is_hip()`, `logging.getLogger(__name__)`."""
+    names, module globals (themselves checked when copied), displays, operators, comparisons and
+    conditional expressions of these and calls of imported functions: `is_hip()`,
+    `logging.getLogger(__name__)`, `get_bool_env_var("SGLANG_USE_AITER") and _is_hip`."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
         return False
     small = stmt.body[0]
@@ -114,6 +115,12 @@ def _copyable(stmt: cst.BaseStatement, bindings: dict[str, list[Binding]]) -> bo
             return imported_root(node)
         if isinstance(node, cst.UnaryOperation):
             return safe(node.expression)
+        if isinstance(node, (cst.BooleanOperation, cst.BinaryOperation)):
+            return safe(node.left) and safe(node.right)
+        if isinstance(node, cst.Comparison):
+            return safe(node.left) and all(safe(c.comparator) for c in node.comparisons)
+        if isinstance(node, cst.IfExp):
+            return safe(node.test) and safe(node.body) and safe(node.orelse)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
             return all(isinstance(e, cst.Element) and safe(e.value) for e in node.elements)
         if isinstance(node, cst.Dict):

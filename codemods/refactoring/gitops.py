@@ -35,7 +35,8 @@ def check_clean_repo(root: Path) -> Path:
 
 def commit(root: Path, paths: list[Path], subject: str) -> None:
     rel = [str(p) for p in paths]
-    for args in (["add", "--", *rel], ["commit", "-q", "-m", subject, "--", *rel]):
+    # --allow-empty: a step with nothing to do is still committed, its subject saying so
+    for args in (["add", "--", *rel], ["commit", "-q", "--allow-empty", "-m", subject, "--", *rel]):
         res = _git(root, *args)
         if res.returncode != 0:
             raise BadInput(f"git {args[0]} failed: {res.stderr.strip()}", root)

@@ -6,16 +6,12 @@ Stock `AddImportsVisitor`/`RemoveImportsVisitor` run scope analysis over the who
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.cstutil import text_line
-from codemods.refactoring.errors import Refusal
 
 
 @dataclass
@@ -115,45 +111,6 @@ def restricted_import(stmt: cst.SimpleStatementLine, names: set[str], package: s
 
 def is_import_line(s: cst.CSTNode) -> bool:
     return isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body)
-
-
-def insert_from_import(module: cst.Module, mod: str, name: str, path: Optional[Path] = None, text: str = ""
-                       ) -> tuple[cst.Module, int]:
-    """Add `from mod import name` where isort (profile black, force_sort_within_sections off) puts it.
-
-    `path` and `text` (the file as read) locate a refusal."""
-    root = mod.split(".")[0]
-    key = _isort_key(mod)
-    best: Optional[int] = None
-    last_same_root: Optional[int] = None
-    for i, s in enumerate(module.body):
-        if not is_import_line(s) or not isinstance(s.body[0], cst.ImportFrom) or s.body[0].relative:
-            continue
-        other = module_name(s.body[0].module)
-        if other.split(".")[0] != root:
-            continue
-        if other == mod:
-            raise Refusal(f"{mod} is already imported from; merge by hand", path,
-                          text_line(text, rf"^from\s+{re.escape(mod)}\s+import\b") or 1)
-        last_same_root = i
-        if best is None and _isort_key(other) > key:
-            best = i
-    new = cst.SimpleStatementLine(body=[cst.ImportFrom(module=cst.parse_expression(mod),
-                                                        names=[cst.ImportAlias(cst.Name(name))])])
-    if best is None:
-        if last_same_root is None:
-            raise Refusal(f"no import from {root} to place `from {mod} import {name}` next to", path, 1)
-        best = last_same_root + 1
-    else:
-        old = module.body[best]
-        new = new.with_changes(leading_lines=old.leading_lines)
-        module = module.with_changes(body=(*module.body[:best], old.with_changes(leading_lines=()),
-                                           *module.body[best + 1:]))
-    return module.with_changes(body=(*module.body[:best], new, *module.body[best:])), best
-
-
-def _isort_key(mod: str) -> str:
-    return mod.lower()
 
 
 def drop_aliases(stmt: cst.SimpleStatementLine, drop: set[str]) -> Optional[cst.SimpleStatementLine]:

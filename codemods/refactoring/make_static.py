@@ -1,37 +1,59 @@
-"""Step 1: turn the instance method into a keyword-only `@staticmethod` returning a tuple.
+"""Step 1: turn the instance method into a keyword-only `@staticmethod`, in place.
 
-Writes to the result attribute become a local, writes/record-calls of the resolved value
-become a second local; both are returned and applied by the (single) call site, which
-records the resolved value the way the old body did.
+Its `self.` reads become keyword-only parameters (the recipe's, or inferred: `flow`), its
+own parameters stay (keyword-only, defaults and annotations kept), its writes to `self`
+become locals it returns. Every call site in the class passes the parameters and applies
+the results as the old body did (`self.y = self.m(...)`); a recipe's record is applied
+after them (`if resolved is not None: self._record(resolved)`). With `pass_self` the
+function takes the instance whole instead (`self` -> that name everywhere).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
 
+from codemods.refactoring.call_sites import Site, find_sites, holders, require_calls, require_sites, rewrite_sites
+from codemods.refactoring.class_info import ClassInfo, class_info
 from codemods.refactoring.cstutil import (
-    CallFinder,
     LineMap,
-    ReplaceStatement,
-    call_lines,
     carry_lost_comments,
     class_members,
     def_line,
     dotted,
+    is_docstring,
     plain_names,
-    visit_holder,
     stmt,
     top_class,
 )
 from codemods.refactoring.errors import Refusal
-from codemods.refactoring.flow import Analysis, Rewrites
+from codemods.refactoring.flow import Analysis
 from codemods.refactoring.formatting import Style, format_statement
 from codemods.refactoring.not_none import tables_of_strings
-from codemods.refactoring.recipe import Read, Recipe
+from codemods.refactoring.recipe import Recipe
+from codemods.refactoring.self_uses import Param, Rewrites
+from codemods.refactoring.signature import call_arguments, kwarg, own_params
+
+
+@dataclass
+class Static:
+    """What step 1 found, for the later steps of the same run."""
+
+    params: list[Param]  # inferred from `self` (or the recipe's reads)
+    own: list[str]  # names of the method's own parameters, after those in the signature
+    results: list[str]
+    attributes: dict[str, str]
+    record_style: Optional[str]
+    returns_value: bool
+    original: cst.FunctionDef  # the method as it was (the wrapper gets its signature)
+    # call sites as they were: the statement holding each (the call, in a compound statement's header)
+    sites: list[cst.BaseStatement | cst.Call] = field(default_factory=list)
+    members: Optional[dict] = None  # class members holding call sites (`call_sites.holders`)
 
 
 class _ApplyRewrites(cst.CSTTransformer):
@@ -58,17 +80,19 @@ class _ApplyRewrites(cst.CSTTransformer):
         return updated
 
 
-def keyword_params(reads: list[Read]) -> list[Read]:
-    seen: dict[str, Read] = {}
-    for r in reads:
-        seen.setdefault(r.param, r)
-    return list(seen.values())
+class _PassSelf(cst.CSTTransformer):
+    def __init__(self, name: str):
+        self.name = name
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value=self.name) if updated.value == "self" else updated
 
 
-def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style) -> cst.Module:
+def the_method(module: cst.Module, text: str, path: Path, recipe: Recipe):
+    """(class index, class, index in the class body, the method, its line), refusing what is no plain method."""
     cls_index, cls = top_class(module, recipe.class_name, path)
     members = class_members(cls, recipe.method_name)
-    name = f"{recipe.class_name}.{recipe.method_name}"
+    name = recipe.qualified
     if len(members) != 1:
         raise Refusal(f"{name} is defined {len(members)} times in the class", path,
                       def_line(text, recipe.class_name, recipe.method_name, 1))
@@ -81,51 +105,94 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
                       path, line)
     if func.asynchronous:
         raise Refusal(f"{name} is async", path, line)
-    p = func.params
-    if len(p.params) != 1 or p.params[0].name.value != "self" or p.kwonly_params or p.posonly_params or \
-            not isinstance(p.star_arg, cst.MaybeSentinel) or p.star_kwarg:
-        raise Refusal(f"{name} takes parameters other than self", path, line)
+    return cls_index, cls, index, func, line
 
-    rec, res = recipe.record, recipe.result
+
+def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style, root: Path
+                ) -> tuple[cst.Module, Static]:
+    cls_index, cls, index, func, line = the_method(module, text, path, recipe)
+    own = own_params(func, path, line, strict=not recipe.infer)
     line_of = LineMap(func, line)
-    tables = tables_of_strings(module, text, recipe.moved_globals)
-    rewrites = Analysis(recipe, path, line_of, tables, _record_blind(cls, recipe)).run(func.body)
-    params = keyword_params(rewrites.used_reads)
-    clash = plain_names(func.body) & ({rec.local, res.local} | {r.param for r in params})
+    _refuse_mangled(func, path, line_of)
+    if recipe.pass_self:
+        rewrites = _pass_self(func, recipe, path, line_of)
+    elif recipe.infer:
+        info = class_info(text, recipe.class_name, root, recipe.source_module)
+        rewrites = Analysis(recipe, path, line_of, info).run(func.body)
+    else:
+        tables = tables_of_strings(module, text, recipe.moved_globals)
+        rewrites = Analysis(recipe, path, line_of, ClassInfo(), tables, _record_blind(cls, recipe)).run(func.body)
+    new_names = {p.name for p in rewrites.params} | set(rewrites.results)
+    clash = plain_names(func.body) & new_names
     if clash:
-        raise Refusal(f"{name} already uses the name(s) {', '.join(sorted(clash))}", path, line)
+        hint = "" if not recipe.infer else "; --rename ATTRIBUTE=NEW names a parameter otherwise"
+        raise Refusal(f"{recipe.qualified} already uses the name(s) {', '.join(sorted(clash))}{hint}", path, line)
+    if recipe.pass_self is None and clash_with_own(own, new_names):
+        raise Refusal(f"{recipe.qualified} has a parameter named like an inferred one "
+                      f"({', '.join(sorted(clash_with_own(own, new_names)))})", path, line)
 
-    body = func.body.visit(_ApplyRewrites(rewrites))
+    body = func.body.visit(_ApplyRewrites(rewrites)) if not recipe.pass_self else func.body.visit(
+        _PassSelf(recipe.pass_self))
     stmts = list(body.body)
-    at = 1 if stmts and _is_docstring(stmts[0]) else 0
-    init = stmt(f"{rec.local}: {rec.annotation} = None\n")
-    ret = stmt(f"return {rec.local}, {res.local}\n").with_changes(leading_lines=[cst.EmptyLine()])
-    stmts = [*stmts[:at], init, *stmts[at:], ret]
+    at = 1 if stmts and is_docstring(stmts[0]) else 0
+    if recipe.record:
+        rec = recipe.record
+        stmts.insert(at, stmt(f"{rec.local}: {rec.annotation} = None\n"))
+    if rewrites.results and rewrites.final is not None:
+        names = ", ".join(rewrites.results)
+        stmts.append(stmt(f"return {names}\n").with_changes(leading_lines=[cst.EmptyLine()]))
+    kwonly = [cst.Param(cst.Name(p.name), annotation=cst.Annotation(cst.parse_expression(p.annotation))
+                        if p.annotation else None) for p in rewrites.params]
+    kwonly += [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in own]
+    returns = cst.Annotation(cst.parse_expression(recipe.return_annotation)) if recipe.return_annotation else \
+        (None if rewrites.results else func.returns)
     new_func = func.with_changes(
         decorators=[cst.Decorator(cst.Name("staticmethod"))],
-        params=cst.Parameters(
-            star_arg=cst.ParamStar(),
-            kwonly_params=[
-                cst.Param(cst.Name(r.param), annotation=cst.Annotation(cst.parse_expression(r.annotation))
-                          if r.annotation else None)
-                for r in params
-            ],
-        ),
-        returns=cst.Annotation(cst.parse_expression(recipe.return_annotation)),
+        params=cst.Parameters(star_arg=cst.ParamStar(), kwonly_params=kwonly),
+        returns=returns,
         body=body.with_changes(body=stmts),
     )
     new_func = format_statement(new_func, 1, style)
     members_body = list(cls.body.body)
     members_body[index] = new_func
     cls = cls.with_changes(body=cls.body.with_changes(body=members_body))
-    cls = _rewrite_call_site(cls, text, path, recipe, params, rewrites.record_style, style)
-    return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1 :]))
+    static = Static(rewrites.params, [p.name.value for p in own], rewrites.results, rewrites.attributes,
+                    rewrites.record_style, rewrites.returns_value, func)
+    cls = _rewrite_call_sites(cls, text, path, recipe, static, style)
+    return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:])), static
+
+
+def clash_with_own(own: list[cst.Param], names: set[str]) -> set[str]:
+    return {p.name.value for p in own} & names
+
+
+def _pass_self(func: cst.FunctionDef, recipe: Recipe, path: Path, line_of) -> Rewrites:
+    """`--pass-self NAME`: no inferred parameter, `self` -> NAME everywhere; no results."""
+    for node in m.findall(func.body, m.Name("super")):
+        raise Refusal("super() needs the class: the function would have none", path, line_of(node))
+    out = Rewrites(params=[Param(recipe.pass_self, "self")])
+    out.returns_value = bool(m.findall(func.body, m.Return(value=m.DoesNotMatch(None))))
+    return out
+
+
+_MANGLED = re.compile(r"(?<![\w.])__\w*[^\W_]\w*?(?<!__)\b|\.__\w*[^\W_]\w*?(?<!__)\b")
+
+
+def _refuse_mangled(func: cst.FunctionDef, path: Path, line_of) -> None:
+    """`self.__x` / `__x` are renamed by the class (`_Class__x`): outside it they would mean another name."""
+    for node in m.findall(func.body, m.Name() | m.Attribute()):
+        name = node.value if isinstance(node, cst.Name) else node.attr.value
+        if name.startswith("__") and not name.endswith("__"):
+            raise Refusal(f"{dotted(node) or name} is a private name the class mangles: outside the class it would "
+                          f"mean another name", path, line_of(node))
 
 
 def _record_blind(cls: cst.ClassDef, recipe: Recipe) -> bool:
     """Whether the class's record method provably cannot see the result attribute: it uses `self`
     only through `self.<first attribute of the record attribute>` (`self.server_args...`), so when
     the caller writes the result relative to the record makes no difference to it."""
+    if recipe.record is None:
+        return False
     name = recipe.record.method.rpartition(".")[2]
     found = class_members(cls, name)
     if len(found) != 1 or not isinstance(found[0][1], cst.FunctionDef):
@@ -137,75 +204,61 @@ def _record_blind(cls: cst.ClassDef, recipe: Recipe) -> bool:
     return len(chains) == len(selfs) and all(d == allowed for d in chains)
 
 
-def _is_docstring(s: cst.CSTNode) -> bool:
-    return isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr) and \
-        isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+def result_targets(recipe: Recipe, static: Static) -> str:
+    """The assignment targets a call site writes the results to: `self.y`, `resolved, self.y`."""
+    targets = [static.attributes.get(r, r) for r in static.results]
+    if recipe.record:
+        targets[0] = recipe.record.local if static.record_style else "_"
+    return ", ".join(targets)
 
 
-def call_site_block(recipe: Recipe, callee: str, params: list[Read], record_style) -> str:
-    rec, res = recipe.record, recipe.result
-    args = ", ".join(f"{r.param}={r.arg_text}" for r in params)
-    first = rec.local if record_style else "_"
-    code = f"{first}, {res.attribute} = {callee}({args})\n"
-    if record_style == "method":
+def call_site_block(recipe: Recipe, static: Static, call: str) -> str:
+    """The statements applying `call`'s results as the old body did (and recording, for a recipe's record)."""
+    if not static.results:
+        return f"{call}\n"
+    code = f"{result_targets(recipe, static)} = {call}\n"
+    rec = recipe.record
+    if static.record_style == "method":
         code += f"if {rec.local} is not None:\n    {rec.method}({rec.local})\n"
-    elif record_style == "attribute":
+    elif static.record_style == "attribute":
         code += f"if {rec.local} is not None:\n    {rec.attribute} = {rec.local}\n"
     return code
 
 
-def _member_holding_the_only_call(cls: cst.ClassDef, text: str, name: str):
-    """Fast path, text first: when the file spells `.name(` exactly once, inside a method of the
-    class (found by the nearest class-level `def` above it), that method; else None."""
-    hits = [h.start() for h in re.finditer(rf"\.[\s\\]*{re.escape(name)}[\s\\]*\(", text)]
-    if len(hits) != 1:
-        return None
-    defs = list(re.finditer(r"^    (?:async\s+)?def\s+(\w+)", text[:hits[0]], re.M))
-    if not defs:
-        return None
-    member = defs[-1].group(1)
-    found = [s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == member]
-    return found[0] if len(found) == 1 else None
+def new_call(call: cst.Call, func: str, args: list[cst.Arg]) -> cst.Call:
+    """`func(args)`, keeping nothing of `call` but its parentheses around the whole expression."""
+    return cst.Call(func=cst.parse_expression(func), args=args, lpar=call.lpar, rpar=call.rpar)
 
 
-def find_single_call(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe, callee: str):
-    """The one statement `<callee>(...)` in the class: (call, enclosing nodes, depth).
-
-    The stack starts at the class member holding the call (the class itself is not in it)."""
-    member = _member_holding_the_only_call(cls, text, recipe.method_name)
-    finder = CallFinder(recipe.method_name)
-    if member is not None:
-        member.visit(finder)
-        finder.hits = [(c, s, d + 1) for c, s, d in finder.hits]  # + the class body's block
-    if len(finder.hits) != 1:  # not the plain case: search the whole class, exactly
-        finder = CallFinder(recipe.method_name)
-        cls.visit(finder)
-    lines = [n for n in call_lines(text, recipe.method_name)]
-    if len(finder.hits) != 1:
-        raise Refusal(f"expected exactly one call of {recipe.method_name} in {recipe.class_name}, "
-                      f"found {len(finder.hits)}", path, lines[1] if len(lines) > 1 else None)
-    call, stack, depth = finder.hits[0]
-    if dotted(call.func) != callee:
-        raise Refusal(f"the call of {recipe.method_name} is not {callee}(...)", path, lines[0] if lines else None)
-    return call, stack, depth
+def inferred_args(params: list[Param], own: list[str]) -> list[cst.Arg]:
+    return [kwarg(p.name, cst.parse_expression(p.argument)) for p in params if p.name not in own]
 
 
-def _rewrite_call_site(cls, text, path, recipe, params, record_style, style):
+def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: Style) -> cst.ClassDef:
     callee = f"self.{recipe.method_name}"
-    call, stack, depth = find_single_call(cls, text, path, recipe, callee)
-    where = call_lines(text, recipe.method_name)
-    line = where[0] if where else None
-    stmt_line = stack[-1] if stack and isinstance(stack[-1], cst.SimpleStatementLine) else None
-    if (stmt_line is None or len(stmt_line.body) != 1 or not isinstance(stmt_line.body[0], cst.Expr)
-            or stmt_line.body[0].value is not call or call.args):
-        raise Refusal(f"the call {callee}() is not a bare statement of its own", path, line)
-    funcs = [n for n in stack if isinstance(n, cst.FunctionDef)]
-    if funcs and recipe.record.local in plain_names(funcs[-1]):
-        raise Refusal(f"{funcs[-1].name.value} already uses the name {recipe.record.local}", path, line)
-    code = call_site_block(recipe, callee, params, record_style)
-    new = list(cst.parse_module(code).body)
-    new[0] = new[0].with_changes(leading_lines=stmt_line.leading_lines,
-                                 trailing_whitespace=stmt_line.trailing_whitespace)
-    new[0] = carry_lost_comments(stmt_line, new[0])  # from inside `self.method(  # ...\n)`
-    new = [format_statement(s, depth, style) for s in new]
-    return visit_holder(cls, stack, ReplaceStatement(stmt_line, new))
+    static.members = holders(text, recipe.class_name, recipe.method_name)
+    sites = find_sites(cls, recipe.method_name, text, static.members)
+    require_sites(sites, recipe, path, callee)
+    require_calls(sites, "self", path, recipe.qualified)
+    originals = static.original.params
+
+    def replace(site: Site):
+        args = call_arguments(site.call, originals, path, site.line) + inferred_args(static.params, static.own)
+        call = new_call(site.call, callee, args)
+        if not static.results and not recipe.record:
+            static.sites.append(site.statement if site.in_simple_statement else site.call)
+            return call
+        line = site.statement
+        if (not site.in_simple_statement or len(line.body) != 1 or not isinstance(line.body[0], cst.Expr)
+                or line.body[0].value is not site.call or (site.call.args and recipe.record)):
+            raise Refusal(f"the call {callee}() is not a bare statement of its own", path, site.line)
+        if recipe.record and site.holder is not None and recipe.record.local in plain_names(site.holder):
+            raise Refusal(f"{site.holder.name.value} already uses the name {recipe.record.local}", path, site.line)
+        static.sites.append(line)
+        code = call_site_block(recipe, static, cst.Module([]).code_for_node(call))
+        new = list(cst.parse_module(code).body)
+        new[0] = new[0].with_changes(leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
+        new[0] = carry_lost_comments(line, new[0])  # from inside `self.method(  # ...\n)`
+        return [format_statement(s, site.depth, style) for s in new]
+
+    return rewrite_sites(cls, sites, replace, style)

@@ -1,12 +1,13 @@
-"""Step 2: cut the static method and its module globals out into a new module.
+"""Step 2: cut the static method and its module globals out into the target module.
 
-The new module gets exactly the imports and globals the moved code needs (found by scope
-analysis on the moved code alone). The method is cut out of the class entirely (as
-upstream's step 2 does), and the call site step 1 wrote calls the module function directly:
-`resolved, self.attr = module.name(...)`, still followed by the record. The source module
-imports the target module (`from package import module`), so the tree keeps working between
-steps. `move_function` returns the method's index in the class body: a run that goes on
-to step 3 puts the wrapper back exactly there (see `leave_wrapper`).
+The target gets exactly the imports and globals the moved code needs (found by scope
+analysis on the moved code alone): a new module is written whole, an existing one gets the
+function appended and only what it lacks (`target_module.merge_into`). The method is cut out
+of the class entirely (as upstream's step 2 does), and every call site step 1 wrote calls the
+module function directly (`self.y = module.f(...)`). The source module imports the target
+module (`from package import module`), never the function, so the tree keeps working between
+steps. `move_function` returns the method's index in the class body: a run that goes on to
+step 3 puts the wrapper back exactly there (see `leave_wrapper`).
 """
 
 from __future__ import annotations
@@ -17,22 +18,17 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.refactoring.cstutil import (
-    ReplaceStatement,
-    binding_line,
-    text_line,
-    class_members,
-    def_line,
-    plain_names,
-    top_class,
-    visit_holder,
-)
+from codemods.refactoring.call_sites import find_sites, holders, require_calls, require_sites, rewrite_sites
+from codemods.refactoring.cstutil import binding_line, class_members, def_line, plain_names, top_class
 from codemods.refactoring.errors import Refusal
-from codemods.refactoring.formatting import Style, format_module, format_statement
+from codemods.refactoring.formatting import Style, format_module
 from codemods.refactoring.free_names import travelling_code
-from codemods.refactoring.imports import index_bindings, insert_from_import
-from codemods.refactoring.make_static import find_single_call
+from codemods.refactoring.import_placement import add_import, from_import
+from codemods.refactoring.imports import absolute_module, bound_name, index_bindings
 from codemods.refactoring.recipe import Recipe
+from codemods.refactoring.target_module import merge_into
+
+Hole = tuple[int, list[cst.EmptyLine]]
 
 
 def _comments_only(lines) -> list[cst.EmptyLine]:
@@ -43,16 +39,19 @@ def _blank(n: int) -> list[cst.EmptyLine]:
     return [cst.EmptyLine() for _ in range(n)]
 
 
-def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style
-                  ) -> tuple[cst.Module, str, tuple[int, list[cst.EmptyLine]]]:
-    """(new source module, target module text, (index the method had in the class body,
-    its blank leading lines)): where a run that goes on to step 3 puts the wrapper."""
+def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style,
+                  target: Path, target_text: Optional[str], members: Optional[dict] = None
+                  ) -> tuple[cst.Module, str, Hole]:
+    """(new source module, target module text, (index the method had in the class body, its
+    blank leading lines)): where a run that goes on to step 3 puts the wrapper."""
     cls_index, cls = top_class(module, recipe.class_name, path)
     line = def_line(text, recipe.class_name, recipe.method_name)
     (index, func), = class_members(cls, recipe.method_name)
     bindings = index_bindings(module)
     alias = recipe.target_alias
-    if alias in bindings:
+    package = recipe.source_module.rpartition(".")[0]
+    imported = imports_target(module, bindings, recipe, package)
+    if alias in bindings and not imported:
         raise Refusal(f"the module already binds {alias!r}; the module import would clash", path,
                       binding_line(text, alias) or line)
     if class_members(cls, alias):
@@ -69,58 +68,80 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
                           binding_line(text, name, 1) or binding_line(text, name) or line)
         moved_idx.append(found[0].index)
     moved_globals = [module.body[i] for i in moved_idx]
-    function = func.with_changes(decorators=[], leading_lines=[*_blank(2), *_comments_only(func.leading_lines)])
+    function = func.with_changes(name=cst.Name(recipe.function), decorators=[],
+                                 leading_lines=[*_blank(2), *_comments_only(func.leading_lines)])
 
-    package = recipe.source_module.rpartition(".")[0]
+    def use_line(name: str) -> int:
+        return _use_line(text, name, line)
+
     imports, globals_ = travelling_code(module, text, [*moved_globals, function], package, path,
-                                        set(recipe.moved_globals), lambda name: _use_line(text, name, line))
-    body = [*imports]
-    for g in globals_:
-        body.append(g.with_changes(leading_lines=_blank(1)))
-    for g in moved_globals:
-        body.append(g.with_changes(leading_lines=[*_blank(1), *_comments_only(g.leading_lines)]))
-    body.append(function)
-    target_code = format_module(cst.Module(body=body).code, style)
+                                        set(recipe.moved_globals), use_line)
+    if target_text is None:
+        body = [*imports]
+        for g in globals_:
+            body.append(g.with_changes(leading_lines=_blank(1)))
+        for g in moved_globals:
+            body.append(g.with_changes(leading_lines=[*_blank(1), *_comments_only(g.leading_lines)]))
+        body.append(function)
+        target_code = format_module(cst.Module(body=body).code, style)
+    else:
+        target_code = merge_into(target_text, target, recipe.target_package, imports, globals_, moved_globals,
+                                 function, style, lambda name: f"{path}:{binding_line(text, name) or use_line(name)}"
+                                 if name != recipe.function else f"{path}:{line}")
 
     # The source module: drop the moved globals and the method, call the module function at
-    # the call site, import the new module.
+    # the call sites, import the target module.
     new_body = [s for i, s in enumerate(module.body) if i not in moved_idx]
-    members = list(cls.body.body)
+    cls_members = list(cls.body.body)
     hole = (index, [ln for ln in func.leading_lines if ln.comment is None])
-    del members[index]
-    new_cls = cls.with_changes(body=cls.body.with_changes(body=members))
-    new_cls = _retarget_call_site(new_cls, text, path, recipe, style)
+    del cls_members[index]
+    new_cls = cls.with_changes(body=cls.body.with_changes(body=cls_members))
+    new_cls = retarget_call_sites(new_cls, text, path, recipe, style, members)
     new_body[new_body.index(cls)] = new_cls
     new_module = module.with_changes(body=new_body)
-    new_module, _ = insert_from_import(new_module, recipe.target_package, alias, path, text)
+    if not imported:
+        new_module = add_import(new_module, from_import(recipe.target_package, [alias]), style, package)
 
     moved_text = "".join(cst.Module(body=[s]).code for s in [*moved_globals, func])
     for name in recipe.moved_globals:
         pat = re.compile(rf"\b{re.escape(name)}\b")
         if len(pat.findall(text)) > len(pat.findall(moved_text)):
             # the source module still uses a moved global: import it from its new home
-            new_module, _ = insert_from_import(new_module, recipe.target_module, name, path, text)
+            new_module = add_import(new_module, from_import(recipe.target_module, [name]), style, package)
     return new_module, target_code, hole
 
 
-def _retarget_call_site(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe, style: Style) -> cst.ClassDef:
-    """`resolved, self.attr = self.name(...)` (step 1's call site) -> `... = module.name(...)`."""
+def imports_target(module: cst.Module, bindings: dict, recipe: Recipe, package: str) -> bool:
+    """Whether the source module already binds the target module's name to it (`from pkg import mod`)."""
+    for b in bindings.get(recipe.target_alias, []):
+        if b.kind != "import" or b.alias is None:
+            return False
+        small = module.body[b.index].body[0]
+        if not (isinstance(small, cst.ImportFrom) and absolute_module(small, package) == recipe.target_package
+                and bound_name(b.alias, True) == recipe.target_alias and b.alias.asname is None):
+            return False
+    return bool(bindings.get(recipe.target_alias))
+
+
+def retarget_call_sites(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe, style: Style,
+                        members: Optional[dict]) -> cst.ClassDef:
+    """`... = self.method(...)` (step 1's call sites) -> `... = module.function(...)`."""
     callee = f"self.{recipe.method_name}"
-    call, stack, depth = find_single_call(cls, text, path, recipe, callee)
-    line = stack[-1] if stack else None
-    where = text_line(text, rf"{re.escape(callee)}\s*\(")
-    if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
-            and isinstance(line.body[0], cst.Assign) and line.body[0].value is call):
-        raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 1 writes", path, where)
-    funcs = [n for n in stack if isinstance(n, cst.FunctionDef)]
+    sites = find_sites(cls, recipe.method_name, text, holders(text, recipe.class_name, recipe.method_name)
+                       if members is None else members)
+    require_sites(sites, recipe, path, callee)
+    require_calls(sites, "self", path, recipe.qualified)
     alias = recipe.target_alias
-    if funcs and alias in plain_names(funcs[-1]):
-        raise Refusal(f"{funcs[-1].name.value} already uses the name {alias!r}, which would hide the module "
-                      f"{recipe.target_module} at the call site", path, where)
-    new_call = call.with_changes(func=cst.parse_expression(f"{alias}.{recipe.method_name}"))
-    new_line = line.with_changes(body=[line.body[0].with_changes(value=new_call)])
-    new_line = format_statement(new_line, depth, style)
-    return visit_holder(cls, stack, ReplaceStatement(line, [new_line]))
+    for site in sites:
+        line = site.statement
+        if recipe.record and not (site.in_simple_statement and len(line.body) == 1
+                                  and isinstance(line.body[0], cst.Assign) and line.body[0].value is site.call):
+            raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 1 writes", path, site.line)
+        if site.holder is not None and alias in plain_names(site.holder):
+            raise Refusal(f"{site.holder.name.value} already uses the name {alias!r}, which would hide the module "
+                          f"{recipe.target_module} at the call site", path, site.line)
+    to = cst.parse_expression(recipe.callee)
+    return rewrite_sites(cls, sites, lambda site: site.call.with_changes(func=to), style)
 
 
 def _use_line(text: str, name: str, def_at: Optional[int]) -> int:

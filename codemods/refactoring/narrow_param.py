@@ -1,38 +1,38 @@
 """Step 4: replace a parameter read only as `param.attribute` by a parameter of its own.
 
 In the moved function `param: X` becomes `new_param: annotation` and every
-`param.attribute` becomes `new_param`; its one caller passes `arg.attribute` for
-`param=arg`. Then imports are tidied: the source module loses imports that only the
-moved code used (names the target module now imports and nothing else here spells).
+`param.attribute` becomes `new_param` (several narrows of one parameter give several new
+parameters, in place of the old one); the wrapper passes `arg.attribute` for `param=arg`.
+Only the function is formatted again.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import libcst as cst
 import libcst.matchers as m
-
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods.refactoring.cstutil import LineMap, class_members, def_line, dotted, plain_names, top_class
 from codemods.refactoring.errors import Refusal
-from codemods.refactoring.formatting import Style, format_import, format_module, format_statement
-from codemods.refactoring.imports import bound_name, drop_aliases, index_bindings, is_import_line
-from codemods.refactoring.recipe import Recipe
+from codemods.refactoring.formatting import Style, format_statement
+from codemods.refactoring.recipe import Narrow, Recipe
+from codemods.refactoring.signature import kwarg
 
 
 class _NarrowReads(cst.CSTTransformer):
     """`param.attribute` -> `new`; every other node is traversed normally, so a read nested in a
     longer chain (`param.attribute.startswith(...)`, `f(param.attribute).x`) is replaced too."""
 
-    def __init__(self, param: str, attribute: str, new: str):
-        self.param, self.attribute, self.new = param, attribute, new
+    def __init__(self, narrows: list[Narrow]):
+        self.new = {(n.param, n.attribute): n.new_param for n in narrows}
 
     def leave_Attribute(self, original, updated):
-        if m.matches(updated, m.Attribute(value=m.Name(self.param), attr=m.Name(self.attribute))):
-            return cst.Name(self.new, lpar=updated.lpar, rpar=updated.rpar)
+        if isinstance(updated.value, cst.Name):
+            new = self.new.get((updated.value.value, updated.attr.value))
+            if new is not None:
+                return cst.Name(new, lpar=updated.lpar, rpar=updated.rpar)
         return updated
 
 
@@ -40,17 +40,20 @@ class _Uses(cst.CSTVisitor):
     """Where `param` still stands as a name (not an attribute's or a keyword's name), and where
     `param.attribute` is written: each one a use the narrowing cannot carry."""
 
-    def __init__(self, param: str, attribute: str, line):
-        self.param, self.attribute, self.line = param, attribute, line
+    def __init__(self, param: str, attributes: set[str], line):
+        self.param, self.attributes, self.line = param, attributes, line
         self.found: list[tuple[int, str]] = []
         self._skip: set[int] = set()
+        shown = " or ".join(f"{param}.{a}" for a in sorted(attributes))
+        self.other = f"{param} used other than by reading {shown}"
 
-    def _add(self, node: cst.CSTNode, what: str) -> None:
-        self.found.append((self.line(node), what))
+    def _narrowed(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Attribute) and m.matches(node.value, m.Name(self.param)) \
+            and node.attr.value in self.attributes
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._skip.add(id(node.attr))
-        if m.matches(node, m.Attribute(value=m.Name(self.param), attr=m.Name(self.attribute))):
+        if self._narrowed(node):
             self._skip.add(id(node.value))  # the read the narrowing replaces
 
     def visit_Arg(self, node: cst.Arg) -> None:
@@ -59,63 +62,70 @@ class _Uses(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.param and id(node) not in self._skip:
-            self._add(node, f"{self.param} used other than by reading {self.param}.{self.attribute}")
+            self.found.append((self.line(node), self.other))
 
-    def _targets(self, node: cst.CSTNode, targets) -> None:
+    def _targets(self, targets) -> None:
         for t in targets:
-            for a in m.findall(t, m.Attribute(value=m.Name(self.param), attr=m.Name(self.attribute))):
-                self._add(a, f"write to {self.param}.{self.attribute}")
+            for a in m.findall(t, m.Attribute()):
+                if self._narrowed(a):
+                    self.found.append((self.line(a), f"write to {dotted(a)}"))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._targets(node, [t.target for t in node.targets])
+        self._targets([t.target for t in node.targets])
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node, [node.target])
+        self._targets([node.target])
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node, [node.target])
+        self._targets([node.target])
 
     def visit_Del(self, node: cst.Del) -> None:
-        self._targets(node, [node.target])
+        self._targets([node.target])
 
 
-def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> tuple[str, frozenset[str]]:
-    """(the target module's new text, the names its imports bind: for `tidy_source_imports`)."""
-    n = recipe.narrow
+def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
+    """The target module's new text, with the function's narrowed parameters."""
+    name = recipe.function
     module = cst.parse_module(code)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-
-    def line(node: cst.CSTNode) -> int:
-        return positions[node].start.line
-
-    defs = [(i, s) for i, s in enumerate(module.body) if isinstance(s, cst.FunctionDef) and s.name.value == recipe.method_name]
+    defs = [(i, s) for i, s in enumerate(module.body) if isinstance(s, cst.FunctionDef) and s.name.value == name]
     if len(defs) != 1:
-        at = line(defs[1][1].name) if defs else _text_line(code, f"def {recipe.method_name}(")
-        raise Refusal(f"{recipe.method_name} is not defined exactly once at module level", path, at)
+        at = _position(module, defs[1][1].name) if defs else _text_line(code, f"def {name}(")
+        raise Refusal(f"{name} is not defined exactly once at module level", path, at)
     index, func = defs[0]
+    line = LineMap(func, _text_line(code, f"def {name}("))
     params = list(func.params.kwonly_params)
-    pos = [i for i, p in enumerate(params) if p.name.value == n.param]
-    if len(pos) != 1:
-        raise Refusal(f"{recipe.method_name} has no keyword-only parameter {n.param}", path, line(func.name))
-    uses = _Uses(n.param, n.attribute, line)
-    func.body.visit(uses)
-    if uses.found:
-        at, why = min(uses.found)
-        raise Refusal(f"{recipe.method_name}: {why}", path, at)
-    clash = [x for x in m.findall(func, m.Name(n.new_param))]
-    if clash:
-        raise Refusal(f"{recipe.method_name} already uses the name {n.new_param}", path, line(clash[0]))
-    body = func.body.visit(_NarrowReads(n.param, n.attribute, n.new_param))
-    if n.param in plain_names(body):  # never leave a read of the parameter that no longer exists
-        raise Refusal(f"{recipe.method_name} uses {n.param} other than by reading {n.param}.{n.attribute}",
+    by_param: dict[str, list[Narrow]] = {}
+    for n in recipe.narrows:
+        by_param.setdefault(n.param, []).append(n)
+    for param, narrows in by_param.items():
+        pos = [i for i, p in enumerate(params) if p.name.value == param]
+        if len(pos) != 1:
+            raise Refusal(f"{name} has no keyword-only parameter {param}", path, line(func.name))
+        uses = _Uses(param, {n.attribute for n in narrows}, line)
+        func.body.visit(uses)
+        if uses.found:
+            at, why = min(uses.found)
+            raise Refusal(f"{name}: {why}", path, at)
+        for n in narrows:
+            clash = m.findall(func, m.Name(n.new_param))
+            if clash:
+                raise Refusal(f"{name} already uses the name {n.new_param}", path, line(clash[0]))
+        params[pos[0]:pos[0] + 1] = [
+            params[pos[0]].with_changes(name=cst.Name(n.new_param), default=None, equal=cst.MaybeSentinel.DEFAULT,
+                                        annotation=cst.Annotation(cst.parse_expression(n.annotation))
+                                        if n.annotation else None) for n in narrows]
+    body = func.body.visit(_NarrowReads(list(recipe.narrows)))
+    left = set(by_param) & plain_names(body)
+    if left:  # never leave a read of a parameter that no longer exists
+        raise Refusal(f"{name} uses {', '.join(sorted(left))} other than by reading the narrowed attributes",
                       path, line(func.name))
-    params[pos[0]] = params[pos[0]].with_changes(
-        name=cst.Name(n.new_param), annotation=cst.Annotation(cst.parse_expression(n.annotation)))
     func = func.with_changes(params=func.params.with_changes(kwonly_params=params), body=body)
-    module = module.with_changes(body=(*module.body[:index], func, *module.body[index + 1:]))
-    module = _drop_unused_imports(module)
-    imported = frozenset(b for b, found in index_bindings(module).items() if any(x.kind == "import" for x in found))
-    return format_module(module.code, style), imported
+    func = format_statement(func, 0, style)
+    return module.with_changes(body=(*module.body[:index], func, *module.body[index + 1:])).code
+
+
+def _position(module: cst.Module, node: cst.CSTNode) -> int:
+    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)[node].start.line
 
 
 def _text_line(text: str, needle: str) -> int:
@@ -123,34 +133,11 @@ def _text_line(text: str, needle: str) -> int:
     return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
-def _drop_unused_imports(module: cst.Module) -> cst.Module:
-    code = module.code
-    body = []
-    for s in module.body:
-        if is_import_line(s) and len(s.body) == 1:
-            own = cst.Module(body=[s]).code
-            small = s.body[0]
-            if not (isinstance(small, cst.ImportFrom) and small.module and dotted(small.module) == "__future__"):
-                drop = {bound_name(a, isinstance(small, cst.ImportFrom)) for a in small.names
-                        if isinstance(small.names, (list, tuple)) and _unused(bound_name(a, isinstance(small, cst.ImportFrom)), code, own)}
-                if drop:
-                    s = drop_aliases(s, drop)
-                    if s is None:
-                        continue
-        body.append(s)
-    return module.with_changes(body=body)
-
-
-def _unused(name: str, code: str, own: str) -> bool:
-    pat = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
-    return len(pat.findall(code)) == len(pat.findall(own))
-
-
 def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style) -> cst.Module:
-    n = recipe.narrow
+    """The wrapper passes `new_param=arg.attribute` where it passed `param=arg`."""
     cls_index, cls = top_class(module, recipe.class_name, path)
     (index, wrapper), = class_members(cls, recipe.method_name)
-    callee = f"{recipe.target_alias}.{recipe.method_name}"
+    callee = recipe.callee
     at = def_line(text, recipe.class_name, recipe.method_name)
     line_of = LineMap(wrapper, at)
     calls = [c for c in m.findall(wrapper, m.Call()) if dotted(c.func) == callee]
@@ -158,13 +145,18 @@ def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         raise Refusal(f"the wrapper {recipe.method_name} calls {callee} {len(calls)} times, not once", path,
                       line_of(calls[1]) if calls else at)
     call = calls[0]
-    args = [a for a in call.args if a.keyword is not None and a.keyword.value == n.param]
-    if len(args) != 1:
-        raise Refusal(f"the wrapper does not pass {n.param}= to {callee} exactly once", path, line_of(call))
-    arg = args[0]
-    new_arg = arg.with_changes(keyword=cst.Name(n.new_param),
-                               value=cst.Attribute(value=arg.value, attr=cst.Name(n.attribute)))
-    new_call = call.with_changes(args=[new_arg if a is arg else a for a in call.args])
+    args = list(call.args)
+    for param in dict.fromkeys(n.param for n in recipe.narrows):
+        found = [a for a in args if a.keyword is not None and a.keyword.value == param]
+        if len(found) != 1:
+            raise Refusal(f"the wrapper does not pass {param}= to {callee} exactly once", path, line_of(call))
+        arg = found[0]
+        i = args.index(arg)
+        new = [cst.Attribute(value=arg.value, attr=cst.Name(n.attribute)) for n in recipe.narrows if n.param == param]
+        names = [n.new_param for n in recipe.narrows if n.param == param]
+        args[i:i + 1] = [arg.with_changes(keyword=cst.Name(names[0]), value=new[0]),
+                         *(kwarg(name, value) for name, value in zip(names[1:], new[1:]))]
+    new_call = call.with_changes(args=args)
 
     class _Swap(cst.CSTTransformer):
         def leave_Call(self, original, updated):
@@ -175,30 +167,3 @@ def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     members[index] = wrapper
     cls = cls.with_changes(body=cls.body.with_changes(body=members))
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:]))
-
-
-def tidy_source_imports(module: cst.Module, target_imported: frozenset[str], style: Style) -> cst.Module:
-    """Drop top-level imports of names the target module imports and the source no longer spells."""
-    code = module.code
-    body = []
-    carry = None
-    for s in module.body:
-        if carry is not None:
-            s = s.with_changes(leading_lines=max(carry, s.leading_lines, key=len))
-            carry = None
-        if is_import_line(s) and len(s.body) == 1 and not isinstance(s.body[0].names, cst.ImportStar):
-            small = s.body[0]
-            is_from = isinstance(small, cst.ImportFrom)
-            own = cst.Module(body=[s]).code
-            if "#" not in own and not (is_from and small.module and dotted(small.module) == "__future__"):
-                drop = {bound_name(a, is_from) for a in small.names}
-                drop = {d for d in drop if d in target_imported and _unused(d, code, own)}
-                if drop:
-                    lead = s.leading_lines
-                    s = drop_aliases(s, drop)
-                    if s is None:
-                        carry = lead
-                        continue
-                    s = format_import(s, style)
-        body.append(s)
-    return module.with_changes(body=body)

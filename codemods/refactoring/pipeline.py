@@ -1,7 +1,9 @@
 """Chain the steps over a tree, in memory: find the files, detect progress, run a range of steps.
 
 Nothing is written here; the result is a `Plan` (new full texts per file, per step and
-in total) that `writer.write_plan` puts on disk all-or-nothing.
+in total) that `writer.write_files` puts on disk all-or-nothing. The source module is parsed
+once; each step hands the next the tree it made and what it found (the method's shape, where
+it sat, which class members hold its call sites).
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
+
+import libcst as cst
 
 from codemods.refactoring.cstutil import def_line, parse
 from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod
@@ -18,10 +22,12 @@ from codemods.refactoring.imports import index_bindings
 from codemods.refactoring.leave_wrapper import leave_wrapper
 from codemods.refactoring.make_static import make_static
 from codemods.refactoring.move_function import move_function
-from codemods.refactoring.narrow_param import narrow_caller, narrow_function, tidy_source_imports
+from codemods.refactoring.narrow_param import narrow_caller, narrow_function
 from codemods.refactoring.recipe import Recipe
-from codemods.refactoring.references import Move, update_references
+from codemods.refactoring.references import Move, plan_references, update_references
+from codemods.refactoring.render import Renderer
 from codemods.refactoring.state import NOT_FOUND, detect
+from codemods.refactoring.tidy import candidates, tidy_source
 from codemods.refactoring.tree import Found, NotASourceTree, find_root
 
 
@@ -67,76 +73,142 @@ def read(path: Path) -> str:
         raise BadInput(f"cannot read the file: {exc}", path) from None
 
 
+def new_packages(root: Path, target: Path) -> list[Path]:
+    """`__init__.py` files for the folders between `root` and `target` that do not exist yet."""
+    missing, folder = [], target.parent
+    while folder != root and not folder.exists():
+        missing.append(folder / "__init__.py")
+        folder = folder.parent
+    return missing[::-1]
+
+
+def steps_done(path: Path, recipe: Recipe) -> int:
+    """How many of the four steps the tree at `path` has (NOT_FOUND: no such method)."""
+    root = locate(path, recipe)
+    source, target = root / recipe.source_file, root / recipe.target_file
+    text = read(source)
+    return detect(parse(source, text), text, source, read(target) if target.exists() else None, recipe).done
+
+
+def missing_steps(path: Path, recipe: Recipe) -> range:
+    """The steps the tree lacks; all four when it has none or all (the run then says why)."""
+    done = steps_done(path, recipe)
+    return range(done + 1, 5) if 0 <= done < 4 else range(1, 5)
+
+
 def run(path: Path, recipe: Recipe, steps: range, style: Style,
-        classify: Callable[[str], str] = lambda code: "unknown") -> Plan:
+        classify: Callable[[str, object], str] = lambda code, static: "unknown",
+        checkout: Optional[Checkout] = None) -> Plan:
     found = find(path, recipe)
     root = found.root
+    checkout = checkout or Checkout.find(path, root, recipe.source_file.split("/")[0])
     source, target = root / recipe.source_file, root / recipe.target_file
     text = read(source)
     target_text = read(target) if target.exists() else None
     module = parse(source, text)
+    render = Renderer(module, text).render
     status = detect(module, text, source, target_text, recipe)
-    name = f"{recipe.class_name}.{recipe.method_name}"
+    name = recipe.qualified
     if status.done == NOT_FOUND:
-        raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do", source)
+        raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do" if not recipe.infer else
+                           f"{name} not found, nor {recipe.callee} in {recipe.target_file}: nothing to do", source)
     if status.done == 4:
-        raise AlreadyApplied(f"already applied: {recipe.target_file} holds {recipe.method_name}", source)
+        raise AlreadyApplied(f"already applied: {recipe.target_file} holds {recipe.function}", source)
     if steps.start != status.done + 1:
         done = f"steps 1-{status.done} are" if status.done > 1 else "step 1 is" if status.done else "no step is"
         raise BadInput(f"{done} already applied here; run --steps {status.done + 1}-{max(steps.stop - 1, status.done + 1)}"
                        f" instead of --steps {steps.start}-{steps.stop - 1}", source, status.line)
-    if status.done < 2 and target_text is not None and 2 not in steps:
+    if recipe.new_target and status.done < 2 and target_text is not None and 2 not in steps:
         raise BadInput("target module already present", target)
 
-    shape = classify(text) if status.done == 0 else f"partially extracted (steps 1-{status.done} applied)"
-    plan = Plan(root=root, shape=shape, originals={source: text, target: target_text})
+    plan = Plan(root=root, shape="", originals={source: text, target: target_text})
     if status.done == 2:
-        plan.messages.append(f"found {source} ({recipe.class_name} calls {recipe.target_alias}."
-                             f"{recipe.method_name} at line {status.line}) in {found.how}")
+        plan.messages.append(f"found {source} ({recipe.class_name} calls {recipe.callee} at line {status.line}) "
+                             f"in {found.how}")
     else:
         plan.messages.append(f"found {source} ({name} at line {status.line}) in {found.how}")
-    plan.messages.append(f"recognised shape: {shape}")
     current = {source: text, target: target_text}
-    hole = None  # where step 2 took the method from, for step 3 in the same run
+    static = hole = members = None
     for number in steps:
         changed: dict[Path, str] = {}
+        subject = recipe.subject(number)
         if number == 1:
-            module = make_static(module, text, source, recipe, style)
+            module, static = make_static(module, text, source, recipe, style, root)
+            members = static.members
         elif number == 2:
-            module, new_target, hole = move_function(module, text, source, recipe, style)
-            if target_text is not None and target_text != new_target:
+            module, new_target, hole = move_function(module, text, source, recipe, style, target, current[target],
+                                                     members)
+            if recipe.new_target and target_text is not None and target_text != new_target:
                 raise BadInput("target module already present with other content", target)
             changed[target] = new_target
-            for p, (old, new) in _update_checkout(path, root, recipe, module, new_target, style).items():
+            for init in new_packages(root, target) if recipe.package_inits else ():
+                plan.originals[init] = None
+                changed[init] = ""
+            for p, (old, new) in _update_checkout(checkout, recipe, module, target, new_target, style,
+                                                  {source, target}).items():
                 plan.originals[p] = old
                 changed[p] = new
         elif number == 3:
-            module, where = leave_wrapper(module, text, source, recipe, style, hole)
+            module, where = leave_wrapper(module, text, source, recipe, style, current[target], hole, static,
+                                          members if static is not None else None)
         elif number == 4:
-            changed[target], target_imported = narrow_function(current[target], target, recipe, style)
-            module = narrow_caller(module, text, source, recipe, style)
-            module = tidy_source_imports(module, target_imported, style)
-        text = module.code
+            module, subject = _narrow_and_tidy(module, text, source, target, current, changed, recipe, style, root,
+                                               render, checkout)
+        text = render(module)
         changed[source] = text
         current.update(changed)
-        plan.steps.append(StepResult(number, recipe.subjects.get(number, f"step {number}"), changed))
-        plan.messages.append(f"step {number}: {recipe.subjects.get(number, '')}")
+        plan.steps.append(StepResult(number, subject, changed))
+        plan.messages.append(f"step {number}: {subject}")
         if number == 3:
             at = def_line(text, recipe.class_name, recipe.method_name)
             plan.messages.append(f"step 3: wrapper {name} placed {where} (line {at})")
+    plan.shape = classify(plan.originals[source], static) if status.done == 0 else \
+        f"partially extracted (steps 1-{status.done} applied)"
+    plan.messages.insert(1, f"recognised shape: {plan.shape}")
     plan.changes = {p: t for p, t in current.items() if t is not None and t != plan.originals.get(p)}
     return plan
 
 
-def _update_checkout(path: Path, root: Path, recipe: Recipe, module, new_target: str, style: Style
-                     ) -> dict[Path, tuple[str, str]]:
-    """Step 2's changes to the rest of the checkout (`references.update_references`); the moved
-    function reads what the new module binds, which is all it binds besides the moved names."""
-    bindings = index_bindings(parse(root / recipe.target_file, new_target))
-    reads = set(bindings) - set(recipe.moved_globals) - {recipe.method_name}
-    copies = {n for n in reads if {b.kind for b in bindings[n]} != {"import"}}
+def _narrow_and_tidy(module: cst.Module, text: str, source: Path, target: Path, current: dict, changed: dict,
+                     recipe: Recipe, style: Style, root: Path, render, checkout: Checkout
+                     ) -> tuple[cst.Module, str]:
+    """Step 4: (the source module, the step's subject, saying what it did or that it had nothing to do)."""
+    if recipe.narrows:
+        changed[target] = narrow_function(current[target], target, recipe, style)
+        module = narrow_caller(module, text, source, recipe, style)
+    target_module = cst.parse_module(changed.get(target, current[target]))
+    module, dropped = tidy_source(module, target_module, recipe.function, style,
+                                  lambda names: _referenced_elsewhere(checkout, recipe, names, style,
+                                                                      {source, target}),
+                                  recipe.tidy_globals, render)
+    if 4 in recipe.subjects:
+        return module, recipe.subjects[4]
+    if recipe.narrows:
+        return module, recipe.subject(4)
+    if dropped:
+        return module, (f"Drop {', '.join(dropped)} from {source.name}: only {recipe.function} used "
+                        f"{'it' if len(dropped) == 1 else 'them'}")
+    return module, (f"Extract {recipe.qualified}, step 4: nothing to narrow or tidy ({source.name} holds "
+                    f"nothing only {recipe.function} used)")
+
+
+def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, target_path: Path, new_target: str,
+                     style: Style, skip: set[Path]) -> dict[Path, tuple[str, str]]:
+    """Step 2's changes to the rest of the checkout (`references.update_references`): references
+    to the moved globals, and patches of what the moved function reads through the old module."""
+    target = parse(target_path, new_target)
+    reads = candidates(target, recipe.function) - set(recipe.moved_globals)
+    bindings = index_bindings(target)
+    copies = {n for n in reads if {b.kind for b in bindings.get(n, [])} - {"import"}}
     move = Move(recipe.source_module, {n: recipe.target_module for n in recipe.moved_globals},
                 frozenset(recipe.moved_globals) & set(index_bindings(module)))
-    return update_references(Checkout.find(path, root), move, style, {root / recipe.source_file,
-                             root / recipe.target_file}, function=recipe.method_name,
-                             new=recipe.target_module, reads=reads, copies=copies)
+    return update_references(checkout, move, style, skip, function=recipe.function, new=recipe.target_module,
+                             reads=reads, copies=copies)
+
+
+def _referenced_elsewhere(checkout: Checkout, recipe: Recipe, names: set[str], style: Style, skip: set[Path]
+                          ) -> set[str]:
+    """Which of `names` some other file of the checkout reads through the source module
+    (`from source import NAME`, `source.NAME`, `"source.NAME"`): the source keeps binding them."""
+    return {n for n in names
+            if any(plan_references(checkout, Move(recipe.source_module, {n: recipe.target_module}), style, skip))}

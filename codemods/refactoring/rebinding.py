@@ -11,7 +11,10 @@ Not seen: `globals()[...]`, `setattr(module, ...)` and writes from other modules
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterable
+
+from codemods.refactoring.class_info import python_ast
 
 MUTATORS = {"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert", "remove",
             "add", "discard", "sort", "reverse", "__setitem__", "__delitem__", "__setattr__"}
@@ -21,9 +24,10 @@ def changes(text: str, names: Iterable[str]) -> dict[str, tuple[int, str]]:
     """{name: (line, what)} of the first place that may change it, for each of `names` that
     something changes; `what` names the construct (`global NAME`, ...)."""
     wanted = set(names)
-    tree = ast.parse(text)
+    tree = python_ast(text)
     found: dict[str, list[tuple[int, str]]] = {}
     stores: dict[str, list[int]] = {}
+    suspects = {n for n in wanted if _may_change(text, n)}
 
     def note(name: str, line: int, what: str) -> None:
         if name in wanted:
@@ -37,7 +41,7 @@ def changes(text: str, names: Iterable[str]) -> dict[str, tuple[int, str]]:
     for name, lines in stores.items():
         if len(lines) > 1:
             note(name, sorted(lines)[1], f"a second module-level binding of {name}")
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if suspects else ():
         if isinstance(node, ast.Global):
             for name in node.names:
                 note(name, node.lineno, f"`global {name}`")
@@ -50,6 +54,20 @@ def changes(text: str, names: Iterable[str]) -> dict[str, tuple[int, str]]:
             if root is not None:
                 note(root, node.lineno, f"a call of {root}.{node.func.attr}(...)")
     return {name: min(lines) for name, lines in found.items()}
+
+
+def _may_change(text: str, name: str) -> bool:
+    """A cheap text test, true whenever the full walk could find a change of `name` (else the
+    walk is skipped): a `global` or `del` naming it, an item access `name[`, an attribute
+    chain ending in an assignment or an item access, a call of a mutating method."""
+    n = re.escape(name)
+    mutators = "|".join(sorted(MUTATORS))
+    return any(re.search(p, text) for p in (
+        rf"\b(?:global|del)\b[^\n]*\b{n}\b",
+        rf"(?<![\w.]){n}\s*\[",
+        rf"(?<![\w.]){n}\s*\.[\w.\s]*(?:\[|[-+*/%&|^@<>]*=(?!=))",
+        rf"(?<![\w.]){n}\s*\.\s*(?:{mutators})\s*\(",
+    ))
 
 
 def _root(node: ast.AST):

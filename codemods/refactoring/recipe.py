@@ -1,4 +1,9 @@
-"""The description of one extraction: which method, where it goes, what becomes what."""
+"""The description of one extraction: which method, where it goes, what becomes what.
+
+A recipe either spells everything out (`infer=False`: the #31147 preset, whose mapped reads,
+result and record are the only `self.` uses it accepts) or lets the engine infer parameters
+and results from the method body (`infer=True`: `python -m codemods.extract_method`).
+"""
 
 from __future__ import annotations
 
@@ -54,7 +59,7 @@ class Narrow:
     param: str
     attribute: str
     new_param: str
-    annotation: str
+    annotation: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -63,13 +68,28 @@ class Recipe:
     method_name: str
     source_file: str  # relative to the folder holding the package, e.g. sglang/srt/.../x.py
     target_module: str  # dotted, e.g. sglang.srt.mem_cache.kv_cache_dtype
-    reads: tuple[Read, ...]
-    result: Result
-    record: Record
-    narrow: Narrow
-    return_annotation: str
+    function_name: str = ""  # the moved function's name; default: the method's
+    infer: bool = True  # False: only `reads`, `results` and `record` (anything else refused)
+    reads: tuple[Read, ...] = ()
+    results: tuple[Result, ...] = ()  # with infer=False; inferred otherwise
+    record: Optional[Record] = None
+    renames: tuple[tuple[str, str], ...] = ()  # inferred parameter X is named NEW
+    pass_self: Optional[str] = None  # the function takes the instance whole under this name
+    narrows: tuple[Narrow, ...] = ()
+    return_annotation: Optional[str] = None
     moved_globals: tuple[str, ...] = ()
-    subjects: dict[int, str] = field(default_factory=dict)
+    new_target: bool = False  # the target module must not exist before step 2 (#31147 creates it)
+    package_inits: bool = True  # a new folder on the way to the target gets an empty __init__.py
+    tidy_globals: bool = True  # step 4 also drops private module globals only the moved code used
+    subjects: dict[int, str] = field(default_factory=dict)  # commit subjects; default: `subject()`
+
+    @property
+    def function(self) -> str:
+        return self.function_name or self.method_name
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.class_name}.{self.method_name}"
 
     @property
     def source_module(self) -> str:
@@ -85,5 +105,26 @@ class Recipe:
 
     @property
     def target_alias(self) -> str:
-        """The name model_runner binds the target module to."""
+        """The name the source module binds the target module to."""
         return self.target_module.rpartition(".")[2]
+
+    @property
+    def callee(self) -> str:
+        """What call sites call after step 2: `module.function`."""
+        return f"{self.target_alias}.{self.function}"
+
+    def name_for(self, attribute: str) -> str:
+        """The parameter or local an inferred `self.attribute` becomes (`--rename`)."""
+        return dict(self.renames).get(attribute, attribute)
+
+    def subject(self, step: int) -> str:
+        if step in self.subjects:
+            return self.subjects[step]
+        as_name = f" as {self.function}" if self.function != self.method_name else ""
+        return {
+            1: f"Make {self.qualified} a keyword-only static method",
+            2: f"Move {self.method_name} into {self.target_file}{as_name}",
+            3: f"Restore a {self.qualified} wrapper",
+            4: f"Narrow the parameters of {self.function}" if self.narrows else
+               f"Drop what only {self.function} used from {self.source_file}",
+        }[step]

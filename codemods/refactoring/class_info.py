@@ -1,0 +1,86 @@
+"""What `self.NAME` can mean inside a class: its methods and properties, bases in the tree included.
+
+Read with Python's `ast` (fast on a 3400-line module), following each base class through the
+module's own imports to its file in the tree. A base that cannot be found there (outside the
+tree, or bound some other way) contributes nothing: its methods then read as plain attributes.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
+
+
+@lru_cache(maxsize=16)
+def python_ast(text: str) -> ast.Module:
+    """`ast.parse(text)`, parsed once per text (several steps ask for the same module)."""
+    return ast.parse(text)
+
+
+@dataclass
+class ClassInfo:
+    methods: set[str] = field(default_factory=set)  # functions that are not properties
+    properties: dict[str, str] = field(default_factory=dict)  # property name -> its source
+
+
+def class_info(text: str, class_name: str, root: Path, module: str) -> ClassInfo:
+    """Members of top-level class `class_name` in `text` (module `module` under `root`) and its bases."""
+    info = ClassInfo()
+    _collect(text, class_name, root, module, info, set())
+    return info
+
+
+def _collect(text: str, class_name: str, root: Path, module: str, info: ClassInfo, seen: set) -> None:
+    if (module, class_name) in seen or len(seen) > 20:
+        return
+    seen.add((module, class_name))
+    tree = python_ast(text)
+    lines = text.splitlines(True)
+    found = [s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name]
+    if not found:
+        return
+    cls = found[0]
+    for s in cls.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name not in info.properties:
+            if any(ast.unparse(d) in PROPERTY_DECORATORS or ast.unparse(d).endswith(".setter")
+                   for d in s.decorator_list):
+                info.properties.setdefault(s.name, "".join(lines[s.lineno - 1:s.end_lineno]))
+            elif s.name not in info.properties:
+                info.methods.add(s.name)
+    for base in cls.bases:
+        if isinstance(base, ast.Name):
+            where = _defining_module(tree, base.id, module)
+            if where is None:
+                continue
+            base_module, base_name = where
+            base_text = text if base_module == module else _read(root, base_module)
+            if base_text is not None:
+                _collect(base_text, base_name, root, base_module, info, seen)
+
+
+def _defining_module(tree: ast.Module, name: str, module: str) -> Optional[tuple[str, str]]:
+    """(module, class name) that top-level `name` comes from: this module or a `from M import` one."""
+    for s in tree.body:
+        if isinstance(s, ast.ClassDef) and s.name == name:
+            return module, name
+        if isinstance(s, ast.ImportFrom) and s.module is not None:
+            for a in s.names:
+                if (a.asname or a.name) == name:
+                    package = module.rsplit(".", s.level)[0] if s.level else ""
+                    return (f"{package}.{s.module}" if s.level else s.module), a.name
+    return None
+
+
+def _read(root: Path, module: str) -> Optional[str]:
+    base = root / module.replace(".", "/")
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return None
