@@ -22,7 +22,10 @@ from tests.releases import release_root
 REPO = Path(__file__).resolve().parent.parent
 VERSION = "0.5.15.post1"
 # (module, arguments after PATH): every codemod command whose --dry-run must feed `git apply`
-COMMANDS = [pytest.param("codemods.extract_kv_dtype", [], id="extract_kv_dtype")]
+COMMANDS = [pytest.param("codemods.extract_kv_dtype", [], id="extract_kv_dtype"),
+            pytest.param("codemods.extract_method", ["ModelRunner.check_quantized_moe_compatibility",
+                                                     "sglang.srt.model_executor.model_runner_components.moe_ep_setup"],
+                         id="extract_method")]
 GIT_ID = ["-c", "user.name=t", "-c", "user.email=t@t"]
 
 
@@ -186,3 +189,9 @@ def test_diff_base_is_the_git_top_else_path(tmp_path, monkeypatch):
 def test_the_kv_run_compared_changes_the_runner_and_makes_the_module(written):
     assert changed(written["codemods.extract_kv_dtype"]) == [
         "sglang/srt/mem_cache/kv_cache_dtype.py", "sglang/srt/model_executor/model_runner.py"]
+
+
+def test_the_extract_method_run_compared_makes_a_package(written):
+    assert changed(written["codemods.extract_method"]) == [
+        "sglang/srt/model_executor/model_runner.py", "sglang/srt/model_executor/model_runner_components/__init__.py",
+        "sglang/srt/model_executor/model_runner_components/moe_ep_setup.py"]
