@@ -84,9 +84,6 @@ def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         if recipe.infer else sites
     require_sites(sites, recipe, path, callee)
     require_calls(sites, recipe.target_alias, path, recipe.callee)
-    if not sites:
-        raise Refusal(f"no call of {callee}(...) in {recipe.class_name} to turn back into a method call", path,
-                      def_line(text, recipe.class_name, recipe.method_name))
     split = static is None or len(static.sites) != len(sites)
     shape = static_from_tree(sites, recipe, target_text, path) if split else static
     if recipe.record or shape.results:
@@ -98,7 +95,7 @@ def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
                               site.line)
 
     if hole is None:
-        at, where = wrapper_position(cls, recipe, sites[0].holder)
+        at, where = wrapper_position(cls, recipe, sites[0].holder if sites else None)
         leading = [cst.EmptyLine(indent=False)]
     else:
         (at, leading), where = hole, "where the method was"

@@ -12,6 +12,7 @@ step 3 puts the wrapper back exactly there (see `leave_wrapper`).
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Optional
@@ -19,12 +20,12 @@ from typing import Optional
 import libcst as cst
 
 from codemods.refactoring.call_sites import find_sites, holders, require_calls, require_sites, rewrite_sites
-from codemods.refactoring.cstutil import binding_line, class_members, def_line, plain_names, top_class
+from codemods.refactoring.cstutil import binding_line, class_members, def_line, parse, plain_names, top_class
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.formatting import Style, format_module
 from codemods.refactoring.free_names import travelling_code
 from codemods.refactoring.import_placement import add_import, from_import
-from codemods.refactoring.imports import absolute_module, bound_name, index_bindings
+from codemods.refactoring.imports import absolute_module, bound_name, index_bindings, module_name
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.target_module import merge_into
 
@@ -71,11 +72,16 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     function = func.with_changes(name=cst.Name(recipe.function), decorators=[],
                                  leading_lines=[*_blank(2), *_comments_only(func.leading_lines)])
 
+    own_globals: set[str] = set()  # names the function now finds in its own module
+    if target_text is not None:
+        function, own_globals = _without_target_imports(function, recipe, package,
+                                                        set(index_bindings(parse(target, target_text))))
+
     def use_line(name: str) -> int:
         return _use_line(text, name, line)
 
     imports, globals_ = travelling_code(module, text, [*moved_globals, function], package, path,
-                                        set(recipe.moved_globals), use_line)
+                                        set(recipe.moved_globals) | own_globals, use_line)
     if target_text is None:
         body = [*imports]
         for g in globals_:
@@ -142,6 +148,64 @@ def retarget_call_sites(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe
                           f"{recipe.target_module} at the call site", path, site.line)
     to = cst.parse_expression(recipe.callee)
     return rewrite_sites(cls, sites, lambda site: site.call.with_changes(func=to), style)
+
+
+class _DropTargetImports(cst.CSTTransformer):
+    """Inside the moved function: `from <target> import X` (X bound there at top level, and
+    nowhere else in the function) goes, since X is now the function's own module global."""
+
+    def __init__(self, recipe: Recipe, package: str, droppable: set[str]):
+        self.recipe, self.package, self.droppable = recipe, package, droppable
+        self.dropped: set[str] = set()
+
+    def leave_IndentedBlock(self, original, updated):
+        body, carry = [], None
+        for s in updated.body:
+            if carry is not None:  # the next statement takes the dropped import's place (its blank lines)
+                s = s.with_changes(leading_lines=[*carry, *(ln for ln in s.leading_lines if ln.comment)])
+                carry = None
+            new = self._without(s)
+            if new is None:
+                carry = list(s.leading_lines)
+                continue
+            body.append(new)
+        return updated.with_changes(body=body) if len(body) != len(updated.body) or carry else updated
+
+    def _without(self, s: cst.BaseStatement) -> Optional[cst.BaseStatement]:
+        if not isinstance(s, cst.SimpleStatementLine) or len(s.body) != 1 or not isinstance(s.body[0], cst.ImportFrom) \
+                or isinstance(s.body[0].names, cst.ImportStar) \
+                or absolute_module(s.body[0], self.package) != self.recipe.target_module:
+            return s
+        small = s.body[0]
+        keep = [a for a in small.names if a.asname is not None or module_name(a.name) not in self.droppable]
+        self.dropped |= {module_name(a.name) for a in small.names if a not in keep}
+        if not keep:
+            return None
+        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return s.with_changes(body=[small.with_changes(names=keep)]) if len(keep) != len(small.names) else s
+
+
+def _without_target_imports(function: cst.FunctionDef, recipe: Recipe, package: str, target_names: set[str]
+                            ) -> tuple[cst.FunctionDef, set[str]]:
+    tree = ast.parse(cst.Module(body=[function.with_changes(leading_lines=())]).code)
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree.body[0]):
+        names = []
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names = [node.id]
+        elif isinstance(node, ast.alias):
+            names = [node.asname or node.name.split(".")[0]]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not tree.body[0]:
+            names = [node.name]
+        for n in names:
+            bound[n] = bound.get(n, 0) + 1
+    droppable = {n for n, count in bound.items() if count == 1 and n in target_names}
+    if not droppable:
+        return function, set()
+    dropper = _DropTargetImports(recipe, package, droppable)
+    return function.visit(dropper), dropper.dropped
 
 
 def _use_line(text: str, name: str, def_at: Optional[int]) -> int:

@@ -1,7 +1,8 @@
 """Step 3 in a run that did not do step 1: what the wrapper needs, read off the tree.
 
 The moved function's keyword-only parameters split into those the call sites fill from
-`self` (every call site passes the same `self...` expression, or the recipe maps it) and the
+`self` (every call site passes the same `self...` expression, or the recipe maps it; with no
+call site in the class, every parameter without a default, read as `self.NAME`) and the
 method's own (the rest: the wrapper takes them, positional-or-keyword where their order
 allows). The call sites' assignment targets are the results; a recipe's record is applied
 the way the `if resolved is not None:` after the call site applies it.
@@ -32,11 +33,13 @@ def static_from_tree(sites: list[Site], recipe: Recipe, target_text: str, path: 
         name = p.name.value
         passed = {_code(a.value) for s in sites for a in s.call.args if a.keyword and a.keyword.value == name}
         every = all(any(a.keyword and a.keyword.value == name for a in s.call.args) for s in sites)
-        if name in mapped or (every and len(passed) == 1 and p.default is None and _from_self(next(iter(passed)))):
+        if not sites and p.default is None:  # no caller to read it off: the inference's own rule
+            inferred.append(Param(name, f"self.{name}"))
+        elif name in mapped or (every and len(passed) == 1 and p.default is None and _from_self(next(iter(passed)))):
             inferred.append(Param(name, next(iter(passed))))
         else:
             own.append(p)
-    first = sites[0].statement
+    first = sites[0].statement if sites else None
     results, style = [], None
     if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
             isinstance(first.body[0], cst.Assign) and first.body[0].value is sites[0].call:

@@ -30,8 +30,8 @@ def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.Simple
                function: cst.FunctionDef, style: Style, source_line: Callable[[str], str]) -> str:
     """The target module's new text. `source_line(name)`: where the source module binds `name`
     ("path:line"); `source_line(function name)`: where the method is defined."""
-    module = parse(path, text)
-    bindings = index_bindings(module)
+    module = original = parse(path, text)
+    bindings = index_bindings(original)  # indices into `original`: `module` changes as imports are added
 
     def clash(name: str, what: str) -> Refusal:
         return Refusal(f"{what}: the target already binds {name} here, otherwise than {source_line(name)}; "
@@ -50,7 +50,7 @@ def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.Simple
             found = bindings.get(bound)
             if found is None:
                 missing.append(alias)
-            elif not _same_import(module, found, small, alias, package):
+            elif not _same_import(original, found, small, alias, package):
                 raise clash(bound, f"the moved code imports {bound}")
         if missing:
             module = add_import(module, stmt.with_changes(body=[small.with_changes(names=missing)]), style, package)
@@ -60,7 +60,7 @@ def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.Simple
         found = bindings.get(bound)
         if found is None:
             new_globals.append(g)
-        elif not (len(found) == 1 and found[0].kind == "assign" and _same_code(module.body[found[0].index], g)):
+        elif not (len(found) == 1 and found[0].kind == "assign" and _same_code(original.body[found[0].index], g)):
             raise clash(bound, f"the moved code reads the module global {bound}")
     for g in moved:
         if _assigned_name(g) in bindings:
