@@ -4,13 +4,13 @@
 
 Prints the time of `refactor(root)` (all four steps, formatting on, nothing written), the time of
 `libcst.parse_module(src).code` on the same model_runner.py, and their ratio (target: <= 8x).
-Each is the best of a few runs, measured in this one process after a warm-up.
+Each is the best of a few runs, the two taken turn about in this one process after a warm-up;
+the parse caches are emptied before every run, so that each pays what a fresh command pays.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -18,16 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import libcst  # noqa: E402
 
 from codemods.extract_kv_dtype import refactor  # noqa: E402
+from benchmarks.timing import interleaved  # noqa: E402
 from tests.releases import release_root  # noqa: E402
-
-
-def best(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:
@@ -35,8 +27,7 @@ def main() -> None:
     root = release_root(version)  # read-only: refactor writes nothing
     src = (root / "sglang/srt/model_executor/model_runner.py").read_text()
     refactor(root)  # warm-up (imports, caches)
-    codemod = best(lambda: refactor(root))
-    plain = best(lambda: libcst.parse_module(src).code)
+    codemod, plain = interleaved(lambda: refactor(root), lambda: libcst.parse_module(src).code)
     print(f"sglang {version}: model_runner.py {src.count(chr(10))} lines")
     print(f"codemod, steps 1-4:            {codemod:.3f} s")
     print(f"libcst.parse_module(src).code: {plain:.3f} s")

@@ -150,13 +150,45 @@ def require_sites(sites: list[Site], recipe: Recipe, path: Path, callee: str) ->
         raise Refusal(f"the call of {recipe.method_name} is not {callee}(...)", path, sites[0].line)
 
 
-Replacement = Union[cst.BaseExpression, list[cst.BaseStatement]]
+@dataclass(frozen=True)
+class Header:
+    """A whole compound-statement header expression to put back (`if <this>:`), not a call."""
+
+    node: cst.CSTNode
+
+
+Replacement = Union[cst.Call, Header, list[cst.BaseStatement]]
+# compound statements whose header expression a site may sit in, and that header's field
+_HEADERS = {cst.If: "test", cst.While: "test", cst.For: "iter"}
+
+
+def header_of(site: Site) -> Optional[cst.CSTNode]:
+    """The header expression of the compound statement holding `site` (`if <header>:`), if any."""
+    if site.in_simple_statement:
+        return None
+    nodes = [*site.path, site.node]
+    at = next(i for i, n in enumerate(nodes) if n is site.statement)
+    return nodes[at + 1] if at + 1 < len(nodes) else None
+
+
+def _formatted_header(statement: cst.BaseCompoundStatement, old: cst.CSTNode, header: cst.CSTNode, depth: int,
+                      style: Style):
+    """`header` (replacing `old`) as black lays it out in `statement`'s header (a bare
+    `if`/`while`/`for` around it)."""
+    field = _HEADERS.get(type(statement))
+    if field is None or getattr(statement, field) is not old or not style.enabled:
+        return header
+    stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+    shell = statement.with_changes(body=stub, leading_lines=(), **{field: header}, **(
+        {"orelse": None} if hasattr(statement, "orelse") else {}))
+    return getattr(format_statement(shell, depth, style), field)
 
 
 def rewrite_sites(cls: cst.ClassDef, sites: list[Site], new: Callable[[Site], Replacement], style: Style
                   ) -> cst.ClassDef:
-    """`cls` with each site replaced: `new(site)` gives a new call (the statement holding it is
-    formatted again when it is a simple statement) or the statements replacing its statement."""
+    """`cls` with each site replaced: `new(site)` gives a new call (the statement holding it, or
+    the compound statement's header, is formatted again), a `Header` to put back whole, or the
+    statements replacing its statement."""
     by_statement: dict[int, list] = {}
     for site in sites:
         by_statement.setdefault(id(site.statement), []).append((site, new(site)))
@@ -164,15 +196,19 @@ def rewrite_sites(cls: cst.ClassDef, sites: list[Site], new: Callable[[Site], Re
     for group in by_statement.values():
         site = group[0][0]
         statements = [r for _, r in group if isinstance(r, list)]
-        calls = {id(s.call): r for s, r in group if not isinstance(r, list)}
+        headers = [r for _, r in group if isinstance(r, Header)]
+        calls = {id(s.call): r for s, r in group if isinstance(r, cst.Call)}
         if statements:
             swaps[id(site.statement)] = statements[0]
-            continue
-        if site.in_simple_statement:
+        elif headers:
+            swaps[id(header_of(site))] = headers[0].node
+        elif site.in_simple_statement:
             line = site.statement.visit(_SwapCalls(calls))
             swaps[id(site.statement)] = [format_statement(line, site.depth, style)]
         else:
-            swaps.update(calls)
+            header = header_of(site)
+            swaps[id(header)] = _formatted_header(site.statement, header, header.visit(_SwapCalls(calls)), site.depth,
+                                                  style)
     return apply_swaps(cls, sites, swaps)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
@@ -15,9 +16,14 @@ from codemods.refactoring.errors import BadInput, Refusal
 
 def parse(path: Path, text: str) -> cst.Module:
     try:
-        return cst.parse_module(text)
+        return parse_text(text)
     except cst.ParserSyntaxError as exc:
         raise BadInput(f"syntax error: {exc.message}", path, exc.raw_line) from None
+
+
+@lru_cache(maxsize=8)  # a module's text is parsed once per run (nodes are immutable: safe to share)
+def parse_text(text: str) -> cst.Module:
+    return cst.parse_module(text)
 
 
 def dotted(node: cst.CSTNode) -> Optional[str]:

@@ -85,13 +85,19 @@ def _place(module: cst.Module, new: cst.SimpleStatementLine, style: Style, packa
         return module.with_changes(body=body)
     key = _key(new, style, package)
     before = [i for i in block if _key(body[i], style, package) <= key]
-    if before:
-        at = before[-1]
-        same = _key(body[at], style, package)[0] == key[0]
-        body.insert(at + 1, new.with_changes(leading_lines=() if same else [cst.EmptyLine()]))
-    else:
-        at = block[0]
-        same = _key(body[at], style, package)[0] == key[0]
-        body[at:at + 1] = [new.with_changes(leading_lines=body[at].leading_lines),
-                           body[at].with_changes(leading_lines=() if same else [cst.EmptyLine()])]
+    at = before[-1] + 1 if before else block[0]
+    prev_same = bool(before) and _key(body[at - 1], style, package)[0] == key[0]
+    nxt = body[at] if at <= block[-1] else None
+    if not prev_same and nxt is not None and _key(nxt, style, package)[0] == key[0]:
+        # the new line opens its section: it takes the blank (or comment) lines that opened it
+        body[at] = nxt.with_changes(leading_lines=())
+        new = new.with_changes(leading_lines=nxt.leading_lines)
+    elif prev_same:
+        new = new.with_changes(leading_lines=())
+    elif nxt is not None and not before:  # a section of its own, first in the file
+        body[at] = nxt.with_changes(leading_lines=[cst.EmptyLine()])
+        new = new.with_changes(leading_lines=nxt.leading_lines)
+    else:  # a section of its own after another
+        new = new.with_changes(leading_lines=[cst.EmptyLine()])
+    body.insert(at, new)
     return module.with_changes(body=body)

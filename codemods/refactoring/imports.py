@@ -7,6 +7,7 @@ Stock `AddImportsVisitor`/`RemoveImportsVisitor` run scope analysis over the who
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 import libcst as cst
@@ -23,6 +24,10 @@ class Binding:
 
 
 def module_name(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute) and isinstance(node.value, (cst.Name, cst.Attribute)):
+        return f"{module_name(node.value)}.{node.attr.value}"
     return cst.Module([]).code_for_node(node) if node is not None else ""
 
 
@@ -44,7 +49,9 @@ def bound_name(alias: cst.ImportAlias, is_from: bool) -> str:
     return full if is_from else full.split(".")[0]
 
 
+@lru_cache(maxsize=16)  # nodes hash by identity; several steps ask about the same module
 def index_bindings(module: cst.Module) -> dict[str, list[Binding]]:
+    """{name: its top-level bindings} (read-only: shared between callers)."""
     out: dict[str, list[Binding]] = {}
 
     def add(b: Binding) -> None:

@@ -116,7 +116,7 @@ def _wrapper(recipe: Recipe, shape: Static, leading) -> cst.FunctionDef:
 
 
 def _as_replacement(original):
-    return [original] if isinstance(original, cst.BaseStatement) else original
+    return [original] if isinstance(original, cst.BaseStatement) else original  # else a `Header`
 
 
 def _restore_call_sites(cls: cst.ClassDef, sites: list[Site], recipe: Recipe, shape: Static,

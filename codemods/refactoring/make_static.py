@@ -18,7 +18,16 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.refactoring.call_sites import Site, find_sites, holders, require_calls, require_sites, rewrite_sites
+from codemods.refactoring.call_sites import (
+    Header,
+    Site,
+    find_sites,
+    header_of,
+    holders,
+    require_calls,
+    require_sites,
+    rewrite_sites,
+)
 from codemods.refactoring.class_info import ClassInfo, class_info
 from codemods.refactoring.cstutil import (
     LineMap,
@@ -51,8 +60,8 @@ class Static:
     record_style: Optional[str]
     returns_value: bool
     original: cst.FunctionDef  # the method as it was (the wrapper gets its signature)
-    # call sites as they were: the statement holding each (the call, in a compound statement's header)
-    sites: list[cst.BaseStatement | cst.Call] = field(default_factory=list)
+    # call sites as they were: the statement holding each (its header, in a compound statement's)
+    sites: list[cst.BaseStatement | Header] = field(default_factory=list)
     members: Optional[dict] = None  # class members holding call sites (`call_sites.holders`)
 
 
@@ -246,7 +255,7 @@ def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: 
         args = call_arguments(site.call, originals, path, site.line) + inferred_args(static.params, static.own)
         call = new_call(site.call, callee, args)
         if not static.results and not recipe.record:
-            static.sites.append(site.statement if site.in_simple_statement else site.call)
+            static.sites.append(site.statement if site.in_simple_statement else Header(header_of(site)))
             return call
         line = site.statement
         if (not site.in_simple_statement or len(line.body) != 1 or not isinstance(line.body[0], cst.Expr)

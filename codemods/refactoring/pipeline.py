@@ -14,6 +14,8 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from codemods.refactoring import cstutil
+from codemods.refactoring.class_info import python_ast
 from codemods.refactoring.cstutil import def_line, parse
 from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod
 from codemods.refactoring.formatting import Style
@@ -46,6 +48,13 @@ class Plan:
     originals: dict[Path, Optional[str]] = field(default_factory=dict)  # None: file is new
     messages: list[str] = field(default_factory=list)
     steps: list[StepResult] = field(default_factory=list)
+
+
+def forget_parsed() -> None:
+    """Empty the parse caches (LibCST and ast trees, bindings), as a fresh process has them."""
+    cstutil.parse_text.cache_clear()
+    python_ast.cache_clear()
+    index_bindings.cache_clear()
 
 
 def find(path: Path, recipe: Recipe) -> Found:
@@ -113,7 +122,10 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
         raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do" if not recipe.infer else
                            f"{name} not found, nor {recipe.callee} in {recipe.target_file}: nothing to do", source)
     if status.done == 4:
-        raise AlreadyApplied(f"already applied: {recipe.target_file} holds {recipe.function}", source)
+        left = "" if not recipe.infer or recipe.narrows or status.line is None else (
+            f"; step 4 has nothing left to do (nothing to narrow, nothing only {recipe.function} used left in "
+            f"{source.name})")
+        raise AlreadyApplied(f"already applied: {recipe.target_file} holds {recipe.function}{left}", source)
     if steps.start != status.done + 1:
         done = f"steps 1-{status.done} are" if status.done > 1 else "step 1 is" if status.done else "no step is"
         raise BadInput(f"{done} already applied here; run --steps {status.done + 1}-{max(steps.stop - 1, status.done + 1)}"

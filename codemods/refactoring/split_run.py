@@ -39,20 +39,40 @@ def static_from_tree(sites: list[Site], recipe: Recipe, target_text: str, path: 
             inferred.append(Param(name, next(iter(passed))))
         else:
             own.append(p)
-    first = sites[0].statement if sites else None
-    results, style = [], None
-    if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
-            isinstance(first.body[0], cst.Assign) and first.body[0].value is sites[0].call:
-        target = first.body[0].targets[0].target
-        elements = target.elements if isinstance(target, cst.Tuple) else [cst.Element(target)]
-        results = [_code(e.value) for e in elements]
-        if recipe.record and results[0] != "_":
-            style = _record_style(sites[0], recipe)
+    results, style = _results(sites, recipe, func), None
+    if recipe.record and results and results[0] != "_":
+        style = _record_style(sites[0], recipe)
     returns_value = not results and any(
         r.value is not None for r in m.findall(func.body, m.Return(), ) if not _nested(func, r))
     wrapper = cst.FunctionDef(name=cst.Name(recipe.method_name), params=_wrapper_params(own),
                               body=func.body, returns=None if results else func.returns)
     return Static(inferred, [p.name.value for p in own], results, {}, style, returns_value, wrapper)
+
+
+def _results(sites: list[Site], recipe: Recipe, func: cst.FunctionDef) -> list[str]:
+    """The attributes every call site assigns the call to, when the function returns exactly
+    their locals everywhere (`self.y = module.f(...)` with `return y`); else none."""
+    targets = set()
+    for site in sites:
+        line = site.statement
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+                and isinstance(line.body[0], cst.Assign) and line.body[0].value is site.call
+                and len(line.body[0].targets) == 1):
+            return []
+        target = line.body[0].targets[0].target
+        elements = target.elements if isinstance(target, cst.Tuple) else [cst.Element(target)]
+        targets.add(tuple(_code(e.value) for e in elements))
+    if len(targets) != 1:
+        return []
+    (found,) = targets
+    locals_ = [t if not t.startswith("self.") else recipe.name_for(t[len("self."):]) for t in found]
+    if recipe.record:
+        locals_[0] = recipe.record.local
+    returns = [r for r in m.findall(func.body, m.Return()) if not _nested(func, r)]
+    want = locals_[0] if len(locals_) == 1 else ", ".join(locals_)
+    if returns and all(r.value is not None and _code(r.value) == want for r in returns):
+        return list(found)
+    return []
 
 
 def _function(text: str, recipe: Recipe, path: Path) -> cst.FunctionDef:

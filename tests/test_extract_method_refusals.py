@@ -1,0 +1,153 @@
+"""What extract_method cannot carry exactly: refused (exit 3) with file, line and why; nothing written.
+
+Each case is a small edit of one of our fixture trees (tests/method_expected.py's shapes).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codemods.extract_method import MethodSpec, Refusal, refactor, write_plan
+from codemods.extract_method.__main__ import main
+from tests.method_expected import RUNNER, SHAPES, TREES, spec
+
+WRITE = "            self.local_omp_cpuid = cpu_ids_by_node[self.tp_rank]\n"
+FIRST = '        omp_cpuids = os.environ.get("SGLANG_CPU_OMP_THREADS_BIND", "all")\n'
+DEF = "    def bind_threads(self):\n"
+CALL = "            self.bind_threads()\n"
+TARGET = "sglang/srt/utils/numa_utils.py"
+
+# id: (shape, file, old text, new text, what the message says, the line it names)
+CASES = {
+    "conditional-write": ("method_one_result", RUNNER, WRITE, "            pass\n",
+                          "self.local_omp_cpuid is written on some paths and not others", 48),
+    "early-return-before-a-result": ("method_one_result", RUNNER, FIRST, FIRST + "        if not omp_cpuids:\n"
+                                     "            return\n",
+                                     "early return where self.local_omp_cpuid is not written yet", 36),
+    "returns-a-value-and-writes": ("method_one_result", RUNNER, FIRST, FIRST + "        if not omp_cpuids:\n"
+                                   "            return 0\n", "returns a value and also writes self.local_omp_cpuid",
+                                   36),
+    "another-self-method": ("method_one_result", RUNNER, FIRST, FIRST + "        self.init_threads()\n",
+                            "call of another ModelRunner method self.init_threads(...)", 35),
+    "self-passed-along": ("method_one_result", RUNNER, FIRST, FIRST + "        print(self)\n",
+                          "self used other than through an attribute", 35),
+    "getattr-self": ("method_one_result", RUNNER, FIRST, FIRST + '        print(getattr(self, "device"))\n',
+                     "self used other than through an attribute", 35),
+    "super": ("method_one_result", RUNNER, FIRST, FIRST + "        super().bind_threads()\n",
+              "super() needs the class", 35),
+    "nested-function-captures-self": ("method_one_result", RUNNER, FIRST, FIRST + "\n        def rank():\n"
+                                      "            return self.tp_rank\n\n", "nested function rank captures self", 36),
+    "lambda-captures-self": ("method_one_result", RUNNER, FIRST, FIRST + "        rank = lambda: self.tp_rank\n",
+                             "lambda captures self", 35),
+    "decorator": ("method_one_result", RUNNER, DEF, "    @torch.no_grad()\n" + DEF, "has a decorator", 34),
+    "async": ("method_one_result", RUNNER, DEF, "    async def bind_threads(self):\n", "is async", 33),
+    "defined-twice": ("method_one_result", RUNNER, "    def init_threads(self) -> None:\n",
+                      "    def bind_threads(self):\n        pass\n\n    def init_threads(self) -> None:\n",
+                      "defined 2 times", 54),
+    "star-args": ("method_one_result", RUNNER, DEF, "    def bind_threads(self, *cpus):\n", "takes *args or **kwargs",
+                  33),
+    "del-self-attribute": ("method_one_result", RUNNER, FIRST, FIRST + "        del self.device\n",
+                           "del of self.device", 35),
+    "global-statement": ("method_one_result", RUNNER, FIRST, FIRST + "        global _BOUND\n",
+                         "a `global` statement", 35),
+    "mangled-name": ("method_one_result", RUNNER, FIRST, FIRST + "        print(self.__cpus)\n",
+                     "self.__cpus is a private name the class mangles", 35),
+    "name-clash": ("method_one_result", RUNNER, FIRST, FIRST + "        tp_size = 1\n",
+                   "already uses the name(s) tp_size; --rename", 33),
+    "call-site-not-a-statement": ("method_one_result", RUNNER, CALL, "            ok = self.bind_threads()\n",
+                                  "the call self.bind_threads() is not a bare statement of its own", 30),
+    "method-used-as-a-value": ("method_one_result", RUNNER, CALL, CALL + "            run(self.bind_threads)\n",
+                               "self.bind_threads is used other than by calling it", 31),
+    "target-binds-the-function": ("method_one_result", TARGET, "_is_cuda = is_cuda()\n",
+                                  "_is_cuda = is_cuda()\nbind_threads = None\n",
+                                  "the target already binds bind_threads", 10),
+    "target-binds-a-name-otherwise": ("method_one_result", TARGET, "import os\n", "from posix import os\n",
+                                      "the target already binds os here, otherwise than", 4),
+    "call-site-star-args": ("method_own_params", RUNNER, 'self.pick_backend("prefill")',
+                            "self.pick_backend(*phases)", "a call passes *...", 22),
+    "call-site-unknown-keyword": ("method_own_params", RUNNER, 'self.pick_backend("prefill")',
+                                  'self.pick_backend(stage="prefill")', "a call passes stage=", 22),
+    "property-reads-a-result": ("method_several_results", RUNNER, "    def reset(self) -> None:\n",
+                                "    @property\n    def pp(self):\n        return self.pp_rank\n\n"
+                                "    def reset(self) -> None:\n",
+                                "self.pp is a property that reads self.pp_rank", 29),
+}
+# the method reads the property (edited in once the property exists)
+AFTER = {"property-reads-a-result": ("        pp_size = self.server_args.pp_size\n",
+                                     "        pp_size = self.server_args.pp_size + 0 * self.pp\n")}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_refused_with_file_line_and_why(tmp_path, case):
+    shape, rel, old, new, why, line = CASES[case]
+    root = tmp_path / shape
+    shutil.copytree(TREES / shape, root)
+    path = root / rel
+    text = path.read_text()
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    if case in AFTER:
+        assert AFTER[case][0] in text
+        text = text.replace(*AFTER[case], 1)
+    path.write_text(text)
+    before = {p: p.read_text() for p in root.rglob("*.py")}
+    with pytest.raises(Refusal) as exc:
+        write_plan(refactor(root, spec(shape)))
+    assert why in str(exc.value)
+    assert exc.value.path == path and exc.value.line == line, str(exc.value)
+    assert {p: p.read_text() for p in root.rglob("*.py")} == before
+
+
+def test_the_command_line_says_refused_exit_3(tmp_path, capsys):
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_one_result", root)
+    runner = root / RUNNER
+    runner.write_text(runner.read_text().replace(FIRST, FIRST + "        self.init_threads()\n"))
+    code = main([str(root), "ModelRunner.bind_threads", SHAPES["method_one_result"]["target_module"]])
+    err = capsys.readouterr().err
+    assert code == 3 and f"error: {runner}:35: call of another ModelRunner method" in err
+
+
+def test_pass_self_carries_what_is_refused_otherwise(tmp_path):
+    """A call of another method, `self` passed along: with --pass-self the function takes the runner."""
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_pass_self", root)
+    with pytest.raises(Refusal, match="self used other than through an attribute"):
+        refactor(root, MethodSpec("ModelRunner", "make_backend", "sglang.srt.model_executor.runner_parts.setup"))
+    plan = refactor(root, MethodSpec("ModelRunner", "make_backend", "sglang.srt.model_executor.runner_parts.setup",
+                                     pass_self="model_runner"))
+    assert "parameters from self: model_runner=self" in plan.shape
+
+
+@pytest.mark.parametrize("argv, why", [
+    (["ModelRunner.bind_threads", "sglang.srt..x"], "is not a dotted module name"),
+    (["ModelRunner.bind_threads", "sglang.srt.model_executor.model_runner"], "is the module the class is in"),
+    (["ModelRunner.bind_threads", "sglang.srt.utils.numa_utils", "--pass-self", "self"], "other than `self`"),
+    (["NoSuchRunner.bind_threads", "sglang.srt.utils.numa_utils"], "defines class NoSuchRunner"),
+    (["ModelRunner.bind_threads", "sglang.srt.utils.numa_utils", "--source", "sglang/nope.py"], "nope.py"),
+])
+def test_bad_input_exit_2(tmp_path, capsys, argv, why):
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_one_result", root)
+    assert main([str(root), *argv]) == 2
+    assert why in capsys.readouterr().err
+
+
+def test_no_such_method_exit_4(tmp_path, capsys):
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_one_result", root)
+    assert main([str(root), "ModelRunner.no_such_method", "sglang.srt.utils.numa_utils"]) == 4
+    assert "ModelRunner.no_such_method not found" in capsys.readouterr().err
+
+
+def test_help_explains_steps_inference_options_and_exit_codes(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for word in ("--steps", "--dry-run", "--commit", "--no-format", "--name", "--rename", "--narrow", "--pass-self",
+                 "--move-global", "--source", "exit codes", "already applied", "keyword-only parameter",
+                 "examples"):
+        assert word in out, word

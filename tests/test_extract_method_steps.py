@@ -1,0 +1,105 @@
+"""extract_method on our fixture shapes: exact output per step, idempotence, split runs, comments."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from codemods.extract_method import AlreadyApplied, refactor, write_plan
+from tests.method_expected import EXPECTED, KEEP, SHAPES, TREES, expected_files, spec
+from tests.test_codemod_steps import comments
+
+STEPS = (1, 2, 3, 4)
+
+
+def tree(tmp_path: Path, shape: str) -> Path:
+    dest = tmp_path / shape
+    shutil.copytree(TREES / shape, dest)
+    return dest
+
+
+def step_4_is_empty(shape: str) -> bool:
+    return (EXPECTED / shape / "step4" / KEEP).exists()
+
+
+def texts(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*.py"))}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_each_step_gives_the_reviewed_output(tmp_path, shape):
+    root = tree(tmp_path, shape)
+    plan = refactor(root, spec(shape))
+    assert [s.number for s in plan.steps] == list(STEPS)
+    for step in plan.steps:
+        got = {p.relative_to(plan.root).as_posix(): t for p, t in step.changes.items()}
+        want = expected_files(shape, step.number)
+        assert {rel: got[rel] for rel in want if rel in got} == {rel: want[rel] for rel in got if rel in want}
+        for text in got.values():
+            compile(text, shape, "exec")
+    write_plan(plan)
+    final = expected_files(shape, 4)
+    assert {rel: text for rel, text in texts(root).items() if rel in final} == final
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_running_on_its_own_output_changes_nothing(tmp_path, shape):
+    root = tree(tmp_path, shape)
+    write_plan(refactor(root, spec(shape)))
+    after = texts(root)
+    with pytest.raises(AlreadyApplied):
+        refactor(root, spec(shape))
+    assert texts(root) == after
+
+
+SPLITS = {"1-2+3-4": (2,), "1+2+3+4": (1, 2, 3), "1-3+4": (3,)}
+
+
+@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_split_runs_reach_the_same_function(tmp_path, shape, split):
+    """Steps run apart: the same module function; the class compiles, calls the method, and a
+    further run says already applied (a split run's wrapper and call sites may differ: see
+    leave_wrapper)."""
+    whole = tree(tmp_path / "whole", shape)
+    write_plan(refactor(whole, spec(shape)))
+    parts = tree(tmp_path / "parts", shape)
+    start = 1
+    for end in (*SPLITS[split], 4):
+        if start == 4 and step_4_is_empty(shape):  # a tree after step 3 is then already the final one
+            with pytest.raises(AlreadyApplied, match="step 4 has nothing left to do"):
+                refactor(parts, spec(shape), range(4, 5))
+            break
+        write_plan(refactor(parts, spec(shape), range(start, end + 1)))
+        start = end + 1
+    want, got = texts(whole), texts(parts)
+    assert set(got) == set(want)
+    target = spec(shape).target_module.replace(".", "/") + ".py"
+    assert got[target] == want[target]
+    for text in got.values():
+        compile(text, shape, "exec")
+    runner = "sglang/srt/model_executor/model_runner.py"
+    method = SHAPES[shape]["method_name"]
+    original = (TREES / shape / runner).read_text()
+    assert got[runner].count(f"self.{method}(") == original.count(f"self.{method}(")
+    assert got[runner].count(f"    def {method}(self") == 1
+    with pytest.raises(AlreadyApplied):
+        refactor(parts, spec(shape))
+
+
+@pytest.mark.parametrize("fmt", [True, False], ids=["format", "no-format"])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_no_comment_is_lost(tmp_path, shape, fmt):
+    root = tree(tmp_path, shape)
+    before = sum((comments(t) for t in texts(root).values()), Counter())
+    write_plan(refactor(root, spec(shape), format=fmt))
+    after = sum((comments(t) for t in texts(root).values()), Counter())
+    assert after == before
+    for text in texts(root).values():
+        cst.parse_module(text)
+    with pytest.raises(AlreadyApplied):
+        refactor(root, spec(shape), format=fmt)
