@@ -151,3 +151,61 @@ def test_help_explains_steps_inference_options_and_exit_codes(capsys):
                  "--move-global", "--source", "exit codes", "already applied", "keyword-only parameter",
                  "examples"):
         assert word in out, word
+
+
+# --- the rest of the checkout: uses of the method outside its class, import cycles -----------
+
+USES = {  # id: (file, its text, the refusal's what, line) — each breaks between steps 1 and 3
+    "another-file-calls-it": ("sglang/srt/hardware_backend/cpu.py",
+                              "from sglang.srt.model_executor.model_runner import ModelRunner\n\n\n"
+                              "def warm_up(runner: ModelRunner) -> None:\n    runner.bind_threads()\n",
+                              "uses runner.bind_threads", 5),
+    "a-subclass-overrides-it": ("sglang/srt/hardware_backend/runners.py",
+                                "from sglang.srt.model_executor.model_runner import ModelRunner\n\n\n"
+                                "class CpuRunner(ModelRunner):\n    def bind_threads(self):\n        pass\n",
+                                "CpuRunner overrides ModelRunner.bind_threads", 5),
+    "a-subclass-calls-super": ("sglang/srt/hardware_backend/runners.py",
+                               "from sglang.srt.model_executor.model_runner import ModelRunner\n\n\n"
+                               "class CpuRunner(ModelRunner):\n    def bind(self):\n        super().bind_threads()\n",
+                               "calls super().bind_threads", 6),
+}
+
+
+@pytest.mark.parametrize("case", USES)
+def test_a_use_outside_the_class_is_refused_naming_every_place(tmp_path, case):
+    rel, code, what, line = USES[case]
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_one_result", root)
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text(code)
+    with pytest.raises(Refusal) as exc:
+        refactor(root, spec("method_one_result"))
+    assert exc.value.path == root.resolve() / rel and exc.value.line == line
+    assert what in str(exc.value) and "steps 1-2 would break it" in str(exc.value)
+
+
+def test_the_same_method_name_on_an_unrelated_class_is_no_use(tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_one_result", root)
+    runner = root / RUNNER
+    runner.write_text(runner.read_text() + "\n\nclass Other:\n    def bind_threads(self):\n        pass\n\n"
+                                           "    def start(self):\n        self.bind_threads()\n")
+    write_plan(refactor(root, spec("method_one_result")))
+    assert "numa_utils.bind_threads(" in runner.read_text()
+
+
+def test_a_new_import_closing_a_cycle_is_refused_naming_it(tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_one_result", root)
+    target = root / TARGET
+    target.write_text(target.read_text().replace(
+        "from sglang.srt.utils import is_cuda\n",
+        "from sglang.srt.model_executor.model_runner import ModelRunner\nfrom sglang.srt.utils import is_cuda\n"))
+    before = {p: p.read_text() for p in root.rglob("*.py")}
+    with pytest.raises(Refusal) as exc:
+        write_plan(refactor(root, spec("method_one_result")))
+    assert ("sglang.srt.model_executor.model_runner would import sglang.srt.utils.numa_utils at module level, "
+            "which closes the import cycle sglang.srt.model_executor.model_runner -> sglang.srt.utils.numa_utils "
+            "-> sglang.srt.model_executor.model_runner") in str(exc.value)
+    assert exc.value.path == root.resolve() / RUNNER and exc.value.line == 33
+    assert {p: p.read_text() for p in root.rglob("*.py")} == before

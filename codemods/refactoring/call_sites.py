@@ -41,14 +41,17 @@ class Site:
 
 
 class _Finder(cst.CSTVisitor):
-    def __init__(self, name: str, depth: int):
+    """`member`: the class member whose body's statements are visited one by one (else the
+    member, or the whole class, is visited)."""
+
+    def __init__(self, name: str, depth: int, member: Optional[cst.FunctionDef] = None):
         self.name = name
         self.sites: list[Site] = []
         self._statements: list[cst.BaseStatement] = []
-        self._member: list[cst.FunctionDef] = []
+        self._member: list[cst.FunctionDef] = [member] if member is not None else []
         self._depth = depth
         self._called: dict[int, cst.Call] = {}
-        self._path: list[cst.CSTNode] = []
+        self._path: list[cst.CSTNode] = [member, member.body] if member is not None else []
 
     def visit_IndentedBlock(self, node) -> None:
         self._depth += 1
@@ -79,9 +82,18 @@ class _Finder(cst.CSTVisitor):
         super().on_leave(node)
 
 
-def holders(text: str, class_name: str, name: str) -> Optional[dict[str, list[int]]]:
-    """{method of the class whose text spells `.name`: the lines it does so on}; None when some
-    other class member spells it (then the whole class is searched)."""
+@dataclass
+class Holder:
+    """A method of the class whose text spells `.name`."""
+
+    lines: list[int]  # where it does (refusals point there)
+    statements: Optional[set[int]]  # indices of the statements of its body that do (None: elsewhere too)
+    count: int  # how many statements its body had then (a later step's body may differ: search it all)
+
+
+def holders(text: str, class_name: str, name: str) -> Optional[dict[str, Holder]]:
+    """{method of the class whose text spells `.name`: where}; None when some other class
+    member spells it (then the whole class is searched)."""
     hits = call_lines(text, name)
     if not hits:
         return {}
@@ -89,19 +101,36 @@ def holders(text: str, class_name: str, name: str) -> Optional[dict[str, list[in
     found = [s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name]
     if len(found) != 1:
         return None
-    out: dict[str, list[int]] = {}
+    out: dict[str, Holder] = {}
     for member in found[0].body:
         first = min([member.lineno, *(d.lineno for d in getattr(member, "decorator_list", ()))])
         inside = [h for h in hits if first <= h <= member.end_lineno]
-        if inside:
-            if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                return None
-            out.setdefault(member.name, []).extend(inside)
+        if not inside:
+            continue
+        if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) or member.name in out:
+            return None
+        groups = statement_lines(member.body)
+        statements = {i for h in inside for i, (a, b) in enumerate(groups) if a <= h <= b}
+        out[member.name] = Holder(inside, statements if len(statements) and all(
+            any(a <= h <= b for a, b in groups) for h in inside) else None, len(groups))
     return out
 
 
-def find_sites(cls: cst.ClassDef, name: str, text: str, members: Optional[dict[str, list[int]]]) -> list[Site]:
-    """Every `<x>.name` in the class, in order; `members`: only those methods hold any (`holders`)."""
+def statement_lines(body: list[ast.stmt]) -> list[tuple[int, int]]:
+    """(first line, last line) of each source line group: `a = 1; b = 2` is one LibCST statement."""
+    out: list[tuple[int, int]] = []
+    for s in body:
+        first = min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))])
+        if out and first == out[-1][1]:
+            out[-1] = (out[-1][0], s.end_lineno)
+        else:
+            out.append((first, s.end_lineno))
+    return out
+
+
+def find_sites(cls: cst.ClassDef, name: str, text: str, members: Optional[dict[str, Holder]]) -> list[Site]:
+    """Every `<x>.name` in the class, in order; `members`: only those methods hold any (`holders`),
+    in those statements of their bodies when known (visiting a long `__init__` whole costs)."""
     if members is None:
         finder = _Finder(name, 0)
         cls.visit(finder)
@@ -109,11 +138,19 @@ def find_sites(cls: cst.ClassDef, name: str, text: str, members: Optional[dict[s
         return finder.sites
     sites = []
     for s in cls.body.body:
-        if isinstance(s, cst.FunctionDef) and s.name.value in members:
+        holder = members.get(s.name.value) if isinstance(s, cst.FunctionDef) else None
+        if holder is None:
+            continue
+        if holder.statements is not None and isinstance(s.body, cst.IndentedBlock) \
+                and len(s.body.body) == holder.count:
+            finder = _Finder(name, 2, s)
+            for i in sorted(holder.statements):
+                s.body.body[i].visit(finder)
+        else:
             finder = _Finder(name, 1)
             s.visit(finder)
-            _number(finder.sites, members[s.name.value])
-            sites += finder.sites
+        _number(finder.sites, holder.lines)
+        sites += finder.sites
     return sites
 
 

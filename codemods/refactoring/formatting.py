@@ -17,14 +17,23 @@ import isort
 import libcst as cst
 
 
+# Black detects the target versions from the code it formats; formatting one statement alone,
+# it would miss the file's f-strings and keep from adding trailing commas after keyword-only
+# parameters. Python 3.6+ is what a whole sglang module's features tell it.
+PY36_AND_LATER = tuple(v.name.lower() for v in black.TargetVersion if v.value >= black.TargetVersion.PY36.value)
+
+
 @dataclass(frozen=True)
 class Style:
     enabled: bool = True
     line_length: int = 88
     isort_settings: dict = field(default_factory=dict)
+    target_versions: tuple[str, ...] = PY36_AND_LATER  # black's, e.g. ("py310",)
 
     def black_mode(self) -> black.Mode:
-        return black.Mode(line_length=self.line_length)
+        versions = {black.TargetVersion[v.upper()] for v in self.target_versions if v.upper() in
+                    black.TargetVersion.__members__}
+        return black.Mode(line_length=self.line_length, target_versions=versions)
 
     def isort_config(self) -> isort.Config:
         settings = {"profile": "black", "known_first_party": ["sglang"], **self.isort_settings}
@@ -35,7 +44,7 @@ class Style:
 
 def find_style(root: Path, enabled: bool = True) -> Style:
     """The tree's own black/isort settings, looked up in `root` and its parent (checkout)."""
-    line_length, isort_settings = 88, {}
+    line_length, isort_settings, versions = 88, {}, PY36_AND_LATER
     for folder in (root, root.parent):
         py = folder / "pyproject.toml"
         if py.is_file():
@@ -45,6 +54,7 @@ def find_style(root: Path, enabled: bool = True) -> Style:
                 tool = {}
             if "black" in tool:
                 line_length = int(tool["black"].get("line-length", line_length))
+                versions = tuple(tool["black"].get("target-version", versions))
             if "isort" in tool and not isort_settings:
                 isort_settings = {k.replace("-", "_"): v for k, v in tool["isort"].items()}
         cfg = folder / ".isort.cfg"
@@ -56,7 +66,7 @@ def find_style(root: Path, enabled: bool = True) -> Style:
         if isort_settings and line_length != 88:
             break
     isort_settings = {k: v for k, v in isort_settings.items() if k in _ISORT_KEYS}
-    return Style(enabled=enabled, line_length=line_length, isort_settings=isort_settings)
+    return Style(enabled=enabled, line_length=line_length, isort_settings=isort_settings, target_versions=versions)
 
 
 _ISORT_KEYS = {"profile", "line_length", "known_first_party", "known_third_party", "multi_line_output",

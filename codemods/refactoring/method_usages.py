@@ -101,8 +101,28 @@ def method_usages(checkout: Checkout, module: str, class_name: str, method: str)
         own = _class_lines(tree, class_name) if path == source else range(0)
         imports_it = bool(subclasses) or path == source or any(
             t == module or t.startswith(module + ".") for ts in names.imported.values() for t in ts)
-        found += _uses(path, candidates, names, method, lambda q: parsed.derives(q, qualified), own, imports_it)
+        related = lambda c: names.classes.get(c.name) == qualified or any(  # noqa: E731
+            parsed.derives(names.qualify(b), qualified) for b in c.bases) or parsed.derives(
+            qualified, names.classes.get(c.name))
+        found += _uses(path, candidates, names, method, lambda q: parsed.derives(q, qualified), own, imports_it,
+                       _foreign_self(tree, related))
     return sorted(set(found))
+
+
+def _foreign_self(tree: ast.Module, related: Callable[[ast.ClassDef], bool]) -> Callable[[ast.AST], bool]:
+    """Whether a node is `self.x` inside a class that is neither the class, nor one of its
+    subclasses or bases: there `self` is another class's instance (the same method name on an
+    unrelated class)."""
+    classes: list[ast.ClassDef] = []
+
+    def foreign(node: ast.AST) -> bool:
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            return False
+        if not classes:  # the first `self.METHOD` of the file: collect its classes once
+            classes.extend(c for c in ast.walk(tree) if isinstance(c, ast.ClassDef))
+        around = [c for c in classes if c.lineno <= node.lineno <= c.end_lineno]
+        return bool(around) and not related(min(around, key=lambda c: c.end_lineno - c.lineno))
+    return foreign
 
 
 def _defines(stmt: ast.stmt) -> set[str]:
@@ -122,10 +142,12 @@ def _class_lines(tree: ast.Module, class_name: str) -> range:
 
 
 def _uses(path: Path, candidates: list[ast.AST], names: FileNames, method: str,
-          is_the_class: Callable[[Optional[str]], bool], own: range, imports_it: bool) -> list[Location]:
+          is_the_class: Callable[[Optional[str]], bool], own: range, imports_it: bool,
+          foreign_self: Callable[[ast.AST], bool]) -> list[Location]:
     found = []
     for node in candidates:
-        if isinstance(node, ast.Attribute) and node.attr == method and imports_it and node.lineno not in own:
+        if isinstance(node, ast.Attribute) and node.attr == method and imports_it and node.lineno not in own \
+                and not foreign_self(node):
             value = node.value
             if isinstance(value, ast.Call) and callee_name(value) == "super":
                 found.append(Location(path, node.lineno, f"calls super().{method}"))

@@ -41,10 +41,13 @@ def _blank(n: int) -> list[cst.EmptyLine]:
 
 
 def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style,
-                  target: Path, target_text: Optional[str], members: Optional[dict] = None
-                  ) -> tuple[cst.Module, str, Hole]:
+                  target: Path, target_text: Optional[str], members: Optional[dict] = None,
+                  on_disk: Optional[str] = None) -> tuple[cst.Module, str, Hole]:
     """(new source module, target module text, (index the method had in the class body, its
-    blank leading lines)): where a run that goes on to step 3 puts the wrapper."""
+    blank leading lines)): where a run that goes on to step 3 puts the wrapper. `on_disk`: the
+    source module as the user's file holds it (refusals point at its lines; its module globals
+    are those of `text`, which step 1 changed inside the class only)."""
+    on_disk = on_disk or text
     cls_index, cls = top_class(module, recipe.class_name, path)
     line = def_line(text, recipe.class_name, recipe.method_name)
     (index, func), = class_members(cls, recipe.method_name)
@@ -78,9 +81,9 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
                                                         set(index_bindings(parse(target, target_text))))
 
     def use_line(name: str) -> int:
-        return _use_line(text, name, line)
+        return _use_line(on_disk, name, def_line(on_disk, recipe.class_name, recipe.method_name))
 
-    imports, globals_ = travelling_code(module, text, [*moved_globals, function], package, path,
+    imports, globals_ = travelling_code(module, on_disk, [*moved_globals, function], package, path,
                                         set(recipe.moved_globals) | own_globals, use_line)
     if target_text is None:
         body = [*imports]
@@ -92,8 +95,8 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         target_code = format_module(cst.Module(body=body).code, style)
     else:
         target_code = merge_into(target_text, target, recipe.target_package, imports, globals_, moved_globals,
-                                 function, style, lambda name: f"{path}:{binding_line(text, name) or use_line(name)}"
-                                 if name != recipe.function else f"{path}:{line}")
+                                 function, style, lambda name: f"{path}:{binding_line(on_disk, name) or use_line(name)}"
+                                 if name != recipe.function else f"{path}:{use_line(recipe.method_name)}")
 
     # The source module: drop the moved globals and the method, call the module function at
     # the call sites, import the target module.

@@ -8,6 +8,7 @@ it sat, which class members hold its call sites).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -25,6 +26,7 @@ from codemods.refactoring.leave_wrapper import leave_wrapper
 from codemods.refactoring.make_static import make_static
 from codemods.refactoring.move_function import move_function
 from codemods.refactoring.narrow_param import narrow_caller, narrow_function
+from codemods.refactoring.new_imports import refuse_new_cycle, refuse_outside_uses
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.references import Move, plan_references, update_references
 from codemods.refactoring.render import Renderer
@@ -139,6 +141,8 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
                              f"in {found.how}")
     else:
         plan.messages.append(f"found {source} ({name} at line {status.line}) in {found.how}")
+    if status.done < 2:  # steps 1-2 change the method under every other use of it
+        refuse_outside_uses(checkout, recipe)
     current = {source: text, target: target_text}
     static = hole = members = None
     for number in steps:
@@ -149,9 +153,11 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
             members = static.members
         elif number == 2:
             module, new_target, hole = move_function(module, text, source, recipe, style, target, current[target],
-                                                     members)
+                                                     members, plan.originals[source])
             if recipe.new_target and target_text is not None and target_text != new_target:
                 raise BadInput("target module already present with other content", target)
+            refuse_new_cycle(checkout, recipe, source, plan.originals[source], status.line, current[target],
+                             new_target)
             changed[target] = new_target
             for init in new_packages(root, target) if recipe.package_inits else ():
                 plan.originals[init] = None
@@ -188,7 +194,7 @@ def _narrow_and_tidy(module: cst.Module, text: str, source: Path, target: Path, 
     if recipe.narrows:
         changed[target] = narrow_function(current[target], target, recipe, style)
         module = narrow_caller(module, text, source, recipe, style)
-    target_module = cst.parse_module(changed.get(target, current[target]))
+    target_module = parse(target, changed.get(target, current[target]))
     module, dropped = tidy_source(module, target_module, recipe.function, style,
                                   lambda names: _referenced_elsewhere(checkout, recipe, names, style,
                                                                       {source, target}),
@@ -221,6 +227,18 @@ def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, tar
 def _referenced_elsewhere(checkout: Checkout, recipe: Recipe, names: set[str], style: Style, skip: set[Path]
                           ) -> set[str]:
     """Which of `names` some other file of the checkout reads through the source module
-    (`from source import NAME`, `source.NAME`, `"source.NAME"`): the source keeps binding them."""
-    return {n for n in names
-            if any(plan_references(checkout, Move(recipe.source_module, {n: recipe.target_module}), style, skip))}
+    (`from source import NAME`, `source.NAME`, `"source.NAME"`): the source keeps binding them.
+    A name no file spells next to the module's name (`may_reference`) is not looked for."""
+    tail = recipe.source_module.rpartition(".")[2]
+    return {n for n in names if any(checkout.select(lambda data: may_reference(data, tail, n)))
+            and any(plan_references(checkout, Move(recipe.source_module, {n: recipe.target_module}), style, skip))}
+
+
+def may_reference(data: bytes, tail: str, name: str) -> bool:
+    """A cheap test, true whenever a file may read `name` through module `...tail`: importing it
+    from there (`from ...tail import (..., name`), as an attribute or in a dotted string
+    (`tail.name`), or binding the module under another name (`... tail as x`)."""
+    t, n = re.escape(tail.encode()), re.escape(name.encode())
+    return n in data and t in data and bool(
+        re.search(rb"from\s+[\w.]*\b" + t + rb"\s+import\s*\(?[\w\s,]*\b" + n + rb"\b", data)
+        or re.search(rb"\b" + t + rb"\s*\.\s*" + n + rb"\b", data) or re.search(rb"\b" + t + rb"\s+as\s+\w", data))

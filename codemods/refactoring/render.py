@@ -19,6 +19,7 @@ from typing import Optional
 
 import libcst as cst
 
+from codemods.refactoring.call_sites import statement_lines
 from codemods.refactoring.class_info import python_ast
 
 
@@ -29,18 +30,6 @@ class _Class:
     last: int  # id of the last member (regenerating it would take the body's footer along)
     suffix: tuple[int, int]
     indent: Optional[str]
-
-
-def _groups(body: list[ast.stmt]) -> list[tuple[int, int]]:
-    """(first line, last line) of each source line group: `a = 1; b = 2` is one LibCST statement."""
-    out: list[tuple[int, int]] = []
-    for s in body:
-        first = min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))])
-        if out and first == out[-1][1]:
-            out[-1] = (out[-1][0], s.end_lineno)
-        else:
-            out.append((first, s.end_lineno))
-    return out
 
 
 def _spans(nodes, groups: list[tuple[int, int]], end: int) -> Optional[list[tuple[int, int]]]:
@@ -59,7 +48,7 @@ class Renderer:
         self.classes: dict[int, _Class] = {}  # id(class name node) -> its layout
         tree = python_ast(text)
         end = len(self.lines) - len(module.footer)
-        groups = _groups(tree.body)
+        groups = statement_lines(tree.body)
         spans = _spans(module.body, groups, end)
         self.ok = spans is not None
         if spans is None:
@@ -76,7 +65,7 @@ class Renderer:
                  and min([s.lineno, *(d.lineno for d in s.decorator_list)]) == first]
         if len(found) != 1 or not node.body.body:
             return
-        members = _spans(node.body.body, _groups(found[0].body), span[1])
+        members = _spans(node.body.body, statement_lines(found[0].body), span[1])
         if members is None:
             return
         last_end = found[0].body[-1].end_lineno

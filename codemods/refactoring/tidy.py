@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from typing import Callable
 
 import libcst as cst
@@ -24,11 +25,12 @@ from codemods.refactoring.free_names import free_names
 from codemods.refactoring.imports import bound_name, drop_aliases, index_bindings, is_import_line
 
 
-def candidates(target: cst.Module, function: str) -> set[str]:
+@lru_cache(maxsize=8)  # asked by step 2's checkout update and step 4's tidy about the same module
+def candidates(target: cst.Module, function: str) -> frozenset[str]:
     """Names the function reads from its module, with what the target's own globals among them read."""
     funcs = [s for s in target.body if isinstance(s, cst.FunctionDef) and s.name.value == function]
     if len(funcs) != 1:
-        return set()
+        return frozenset()
     bindings = index_bindings(target)
     out, todo = set(), sorted(free_names(funcs))
     while todo:
@@ -39,7 +41,7 @@ def candidates(target: cst.Module, function: str) -> set[str]:
         for b in bindings.get(name, []):
             if b.kind == "assign":
                 todo += sorted(free_names([target.body[b.index]]))
-    return out
+    return frozenset(out)
 
 
 def tidy_source(module: cst.Module, target: cst.Module, function: str, style: Style,

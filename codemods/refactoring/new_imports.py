@@ -1,0 +1,85 @@
+"""What the move must not break elsewhere: uses of the method outside its class, new import cycles.
+
+Before step 1 (or 2) runs, every use of CLASS.METHOD the first steps would break
+(`method_usages`: subclasses overriding it or calling `super().METHOD`, `x.METHOD` outside the
+class, patches of it) is refused, every place at once. Step 2 adds module-level imports: the
+class's module imports the target module, and the target gets those the moved code needs; one
+that closes an import cycle (`import_graph`) is refused, naming the cycle. A function-level
+import stays where it was, so it adds no edge.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Optional
+
+from codemods.refactoring.checkout import Checkout
+from codemods.refactoring.cstutil import binding_line
+from codemods.refactoring.errors import Conflicts, Location, Refusal
+from codemods.refactoring.file_names import absolute_module
+from codemods.refactoring.import_graph import ImportGraph
+from codemods.refactoring.method_usages import method_usages
+from codemods.refactoring.recipe import Recipe
+
+
+def refuse_outside_uses(checkout: Checkout, recipe: Recipe) -> None:
+    found = method_usages(checkout, recipe.source_module, recipe.class_name, recipe.method_name)
+    if found:
+        raise Conflicts([Location(u.path, u.line, f"{u.what}: steps 1-2 would break it ({recipe.qualified} is a "
+                                                  f"static method, then gone, until step 3's wrapper)")
+                         for u in found])
+
+
+def module_imports(text: Optional[str], module: str, package: str, checkout: Checkout) -> set[tuple[str, str]]:
+    """(importer, imported module) for each top-level import of `text` (`from pkg import name`:
+    also `pkg.name` when that is a module of the package)."""
+    if not text:
+        return set()
+    modules = checkout.modules()
+    edges = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.Import):
+            edges |= {(module, a.name) for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = absolute_module(node, package)
+            if base is None:
+                continue
+            edges.add((module, base))
+            edges |= {(module, f"{base}.{a.name}") for a in node.names if f"{base}.{a.name}" in modules}
+    return edges
+
+
+def refuse_new_cycle(checkout: Checkout, recipe: Recipe, source: Path, text: str, method_line: Optional[int],
+                     old_target: Optional[str], new_target: str) -> None:
+    """Refuse when the imports step 2 adds close an import cycle: the class's module importing
+    the target, or the target importing what the moved code needs."""
+    target_package = recipe.target_package
+    added = sorted(module_imports(new_target, recipe.target_module, target_package, checkout)
+                   - module_imports(old_target, recipe.target_module, target_package, checkout))
+    edges = [(recipe.source_module, recipe.target_module), *added]
+    cycle = ImportGraph(checkout).cycle_closed_by(edges)
+    if cycle is None:
+        return
+    first, second = cycle[0], cycle[1]
+    if first == recipe.source_module:
+        why = f"{recipe.source_module} would import {recipe.target_module} at module level"
+        line = method_line
+    else:
+        why = f"{recipe.target_module} would import {second} at module level (the moved code needs it)"
+        line = _import_line(text, second) or method_line
+    raise Refusal(f"{why}, which closes the import cycle {' -> '.join(cycle)}: choose another target module, "
+                  f"or import lazily there first", source, line)
+
+
+def _import_line(text: str, module: str) -> Optional[int]:
+    """The line of the class's module that imports from `module` (where the moved code got it)."""
+    tail = module.rpartition(".")[2]
+    for name in (tail, module):
+        line = binding_line(text, name)
+        if line:
+            return line
+    for i, ln in enumerate(text.splitlines(), 1):
+        if ln.startswith(("from ", "import ")) and module in ln:
+            return i
+    return None
