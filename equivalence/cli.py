@@ -1,14 +1,17 @@
 """Check that an extraction changed no behaviour: any method (--method), or PR #31147's preset.
 
 `python -m equivalence --method CLASS.METHOD BEFORE AFTER`, `--steps PATH --method ... --to MODULE`;
-PR #31147's preset: `python -m equivalence BEFORE AFTER`, `--steps PATH`.
+PR #31147's preset: `python -m equivalence BEFORE AFTER`, `--steps PATH`. Either one on revisions
+of a git checkout, which is only read: `--git BASE..HEAD [PATH]` (two revisions), `--commits
+BASE..HEAD [PATH]` (each commit against its parent; see git_review.py).
 
 Parses the command line into labelled trees and the pairs to check, hands them to
 `check_trees` with the subject (a method, or the kv_dtype preset), writes the reports and maps
 the verdict to the exit code.
 
 Exit 0 equivalent, 1 divergent (wins over incomplete coverage), 2 inconclusive / input not
-covered / could not load / bad usage (message names file and line).
+covered / could not load / bad usage (message names file and line); 130 (143 for SIGTERM)
+interrupted, with every temporary file removed.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .engine.trees import CodemodFailed, CodemodMissing, temporary_workdir
+from .engine.pr_comment import fit
+from .engine.trees import CodemodFailed, CodemodMissing, Interrupted, temporary_workdir
+from .revisions import RevisionError
 
 EPILOG = """\
 with --method (any extraction):
@@ -49,6 +55,9 @@ examples:
   python -m equivalence --steps ~/sglang --markdown report.md      original->1->2->3->4, original->one-shot
   python -m equivalence --steps ~/sglang --fix fp4-fallback          + the fix's exact delta
   python -m equivalence before/ after/ --json report.json --mutants
+  python -m equivalence --commits main..HEAD --markdown pr.md       each commit of a PR against its parent
+  python -m equivalence --git main..HEAD ~/sglang                   the PR's base against its head
+  python -m equivalence --method ModelRunner.init_threads_binding --commits main..HEAD
 
 exit codes:
   0  equivalent (every difference classified, every input covered, every branch run)
@@ -59,7 +68,9 @@ exit codes:
      never run) or an input the configurations do not cover / only stub; could not load a
      version (file and line named; includes _is_hip, fp8_dtype or torch not bound the sglang
      way, since the harness sets them per configuration); bad usage; torch or hypothesis not
-     installed (one line gives the install command)
+     installed (one line gives the install command); with --git/--commits: not a git
+     checkout, an unknown revision, an empty range, a revision without the class or method
+  130/143  interrupted (SIGINT / SIGTERM); nothing is left behind
 """
 
 
@@ -98,10 +109,16 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python -m equivalence", description=__doc__.splitlines()[0],
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("trees", nargs="*", type=Path, help="BEFORE AFTER (two sglang trees)")
+    parser.add_argument("trees", nargs="*", type=Path,
+                        help="BEFORE AFTER (two sglang trees); with --git/--commits: PATH, a git checkout "
+                             "(default: the current folder)")
     parser.add_argument("--method", metavar="CLASS.METHOD",
                         help="check an extraction of this method (MODULE.CLASS.METHOD when several modules define CLASS)")
     parser.add_argument("--steps", type=Path, metavar="PATH", help="run the codemod step by step on PATH and check each pair")
+    revisions = parser.add_mutually_exclusive_group()
+    revisions.add_argument("--git", metavar="BASE..HEAD", help="check revision BASE against HEAD of the checkout PATH")
+    revisions.add_argument("--commits", metavar="BASE..HEAD",
+                           help="check each commit of BASE..HEAD (first-parent chain) against its parent")
     codemod = parser.add_argument_group("with --steps --method: codemods.extract_method's options")
     codemod.add_argument("--to", metavar="TARGET.MODULE", help="the module the function moves to")
     codemod.add_argument("--name", metavar="FUNCTION", help="the extracted function's name (default: the method's)")
@@ -116,15 +133,22 @@ def parse_args(argv):
                         help="kv preset, with --steps: apply the codemod's fix NAME after step 4 (repeatable) and "
                              "require its delta to be exactly its finding's configurations")
     parser.add_argument("--intended", metavar="FINDING_ID",
-                        help="kv preset, with BEFORE AFTER: AFTER fixes this finding of BEFORE; any other difference diverges")
+                        help="kv preset, with BEFORE AFTER (or --git BASE..HEAD): AFTER fixes this finding of "
+                             "BEFORE; any other difference diverges")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON (the contract other tools read)")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the report as Markdown, ready for a PR comment")
     parser.add_argument("--mutants", action="store_true", help="self-check: mutate the after version, count the mutants caught")
     parser.add_argument("--seed", type=int, default=None, help="kv preset: hypothesis seed (default: derandomized)")
     parser.add_argument("--examples", type=int, default=150, help="kv preset: hypothesis examples per input set")
     args = parser.parse_args(argv)
-    if bool(args.steps) == bool(args.trees) or (args.trees and len(args.trees) != 2):
-        parser.error("give either BEFORE AFTER or --steps PATH")
+    args.range = args.git or args.commits
+    if args.range:
+        if args.steps or len(args.trees) > 1:
+            parser.error("--git/--commits BASE..HEAD take one PATH, a git checkout (default: the current folder)")
+        if args.commits and args.intended:
+            parser.error("--intended goes with BEFORE AFTER or --git BASE..HEAD (one pair)")
+    elif bool(args.steps) == bool(args.trees) or (args.trees and len(args.trees) != 2):
+        parser.error("give either BEFORE AFTER or --steps PATH, or --git/--commits BASE..HEAD [PATH]")
     if args.method is not None and len(args.method.split(".")) < 2:
         parser.error(f"--method wants CLASS.METHOD (or MODULE.CLASS.METHOD), got {args.method!r}")
     given = [o for o, v in (("--to", args.to), ("--rename", args.rename), ("--narrow", args.narrow),
@@ -230,21 +254,33 @@ def main(argv=None) -> int:
         return 2 if e.code else 0
     options = Options(args.method, args.name, args.seed, args.examples, args.mutants)
     from .engine.load import LoadError as MethodLoadError  # imports torch
-    from .presets.kv_dtype.loader import LoadError
+    from .git_review import Checker, review
+    from .presets.kv_dtype.loader import KV_PATH, RUNNER_PATH, LoadError
 
     try:
         with temporary_workdir() as work:
-            if args.steps and args.method:
-                trees, pairs = method_steps_flow(args, Path(work))
-            elif args.steps:
-                trees, pairs, options.intended = steps_flow(args, Path(work))
-            else:
-                trees, pairs = [(str(p), p) for p in args.trees], [(0, 1)]
+            if args.range:
+                # the preset loads two files (the rest is stubbed); --method finds its class by scanning the package
+                checker = Checker(None if args.method else (RUNNER_PATH, KV_PATH),
+                                  lambda trees, pairs: check_trees(trees, pairs, options), (LoadError, MethodLoadError))
                 options.intended = {0: args.intended} if args.intended else {}
-            report = check_trees(trees, pairs, options)
-    except (LoadError, MethodLoadError, CodemodMissing, CodemodFailed) as e:
+                report = review(args.trees[0] if args.trees else Path.cwd(), args.range, bool(args.commits), work,
+                                checker)
+            else:
+                if args.steps and args.method:
+                    trees, pairs = method_steps_flow(args, Path(work))
+                elif args.steps:
+                    trees, pairs, options.intended = steps_flow(args, Path(work))
+                else:
+                    trees, pairs = [(str(p), p) for p in args.trees], [(0, 1)]
+                    options.intended = {0: args.intended} if args.intended else {}
+                report = check_trees(trees, pairs, options)
+    except (LoadError, MethodLoadError, CodemodMissing, CodemodFailed, RevisionError) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2
+    except (KeyboardInterrupt, Interrupted) as e:
+        print("equivalence: interrupted; temporary files removed", file=sys.stderr)
+        return 128 + getattr(e, "signum", signal.SIGINT)
     if args.method:
         from .engine.report import markdown, terminal
     else:
@@ -253,7 +289,7 @@ def main(argv=None) -> int:
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     if args.markdown:
-        args.markdown.write_text(markdown(report))
+        args.markdown.write_text(fit(markdown(report)))
     print(terminal(report))
     return exit_code(report)
 

@@ -95,15 +95,56 @@ def _choices(entry: dict) -> str:
     return text + (f" (and {defaults} input(s) at their default)" if shown and defaults else "")
 
 
+def _subjects(report: dict) -> dict[str, str]:
+    """Label -> subject, when the versions are revisions of a git checkout (--git, --commits)."""
+    revisions = report.get("revisions")
+    if not revisions:
+        return {}
+    return {r["short"]: r["subject"] for r in (revisions["base"], *revisions["checked"])}
+
+
+def revision_lines(report: dict, code=str) -> list[str]:
+    """Which revisions were checked, and which commit introduced a divergence (none without
+    --git/--commits); `code` quotes a hash."""
+    revisions = report.get("revisions")
+    if not revisions:
+        return []
+
+    def named(r: dict) -> str:
+        return f"{code(r['short'])} {r['subject']}"
+
+    base, checked = revisions["base"], revisions["checked"]
+    if revisions["mode"] == "commits":
+        lines = [f"Commits {code(revisions['range'])}: {len(checked)}, each against its parent "
+                 f"(first-parent chain, oldest first; the first one's parent is {named(base)})."]
+    else:
+        lines = [f"Revisions {code(revisions['range'])}: {named(base)} against {named(checked[0])}."]
+    by_short = {r["short"]: r for r in checked}
+    if revisions["introduced_by"]:
+        later = [named(by_short[s]) for s in revisions["also_divergent"]]
+        lines.append(f"Divergence introduced by {named(by_short[revisions['introduced_by']])}"
+                     + (f"; also divergent later: {', '.join(later)}" if later else "") + ".")
+    return lines
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|")
+
+
 def summary_table(report: dict) -> list[str]:
-    """The verdict and one row per pair: the head of every Markdown report."""
+    """The verdict, the revisions checked (with --git/--commits) and one row per pair: the head
+    of every Markdown report."""
     out = [f"## Equivalence check: **{report['verdict']}**", ""]
+    for line in revision_lines(report, lambda s: f"`{s}`"):
+        out += [f"**{line}**" if line.startswith("Divergence") else line, ""]
+    subjects = _subjects(report)
     out.append("| before | after | configs | verdict | classified differences | branch coverage (before / after) |")
     out.append("|---|---|---|---|---|---|")
     for p in report["pairs"]:
         cov = " / ".join(f"{c['hit']}/{c['branches']}" for c in p["coverage"].values()) or "-"
         cls = ", ".join(f"{c['kind']} ({c['count']})" for c in p["classified"]) or "none"
-        out.append(f"| {p['before']} | {p['after']} | {p['configs']} | {p['verdict']} | {cls} | {cov} |")
+        after = f"`{p['after']}` {subjects[p['after']]}" if p["after"] in subjects else p["after"]
+        out.append(f"| {_cell(p['before'])} | {_cell(after)} | {p['configs']} | {p['verdict']} | {cls} | {cov} |")
     return out
 
 
@@ -145,10 +186,12 @@ def markdown(report: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def pair_line(p: dict) -> str:
+def pair_line(p: dict, report: dict) -> str:
     cov = " ".join(f"{k} {c['hit']}/{c['branches']}" for k, c in p["coverage"].items())
     cls = "".join(f" +{c['kind']}:{c['count']}" for c in p["classified"])
-    return f"{p['before']} -> {p['after']}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}"
+    subject = _subjects(report).get(p["after"])
+    after = f"{p['after']} ({subject})" if subject else p["after"]
+    return f"{p['before']} -> {after}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}"
 
 
 def missed_lines(p: dict) -> list[str]:
@@ -156,9 +199,9 @@ def missed_lines(p: dict) -> list[str]:
 
 
 def terminal(report: dict) -> str:
-    lines = []
+    lines = revision_lines(report)
     for p in report["pairs"]:
-        lines.append(pair_line(p))
+        lines.append(pair_line(p, report))
         for d in p["divergences"] + p["not_modelled"]:
             lines.append(f"  {d['kind']} x{d['count']}: " + (_choices(d) if "example" in d else
                                                             ", ".join(g["name"] for g in d.get("globals", []))))

@@ -1,11 +1,14 @@
 """Versions made by a codemod: each in a temporary copy of the user's tree (hard links, so that
-copying a release is cheap; changed files are replaced, never written through a link)."""
+copying a release is cheap; changed files are replaced, never written through a link); the
+run's temporary folder, removed whatever happens (also on SIGINT/SIGTERM/SIGHUP)."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -66,5 +69,40 @@ def one_shot_tree(root: Path, workdir: Path, refactor) -> tuple[str, Path]:
     return ONE_SHOT, apply_in_copy(root, workdir / "one-shot", root, lambda tree: refactor(tree, range(1, 5)))
 
 
-def temporary_workdir() -> tempfile.TemporaryDirectory:
-    return tempfile.TemporaryDirectory(prefix="equivalence-")
+class Interrupted(BaseException):
+    """SIGTERM or SIGHUP, raised like KeyboardInterrupt so that every `finally` runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+@contextmanager
+def temporary_workdir():
+    """A temporary folder removed whatever happens: while it exists SIGTERM/SIGHUP raise
+    `Interrupted` (as SIGINT raises KeyboardInterrupt), and no signal lands between its creation
+    and the `try` nor during its removal (they wait, blocked, and are raised right after)."""
+    signals = {signal.SIGINT, *STOP_SIGNALS}
+    previous = {s: signal.signal(s, _raise_interrupted) for s in STOP_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        path = Path(tempfile.mkdtemp(prefix="equivalence-")).resolve()
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            yield path
+        finally:
+            signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+            shutil.rmtree(path, ignore_errors=True)
+    finally:
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a signal that waited is raised here
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)

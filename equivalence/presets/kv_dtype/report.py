@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ...engine.report import missed_lines, pair_line, summary_table
+from ...engine.report import missed_lines, pair_line, revision_lines, summary_table
 from .compare import CLASSIFIED
 from .findings import Finding
 from .pairs import PairResult
@@ -171,9 +171,9 @@ def _intended_line(i: dict) -> str:
 
 
 def terminal(report: dict) -> str:
-    lines = []
+    lines = revision_lines(report)
     for p in report["pairs"]:
-        lines.append(pair_line(p))
+        lines.append(pair_line(p, report))
         if "intended" in p:
             lines.append(f"  {_intended_line(p['intended'])}")
         for d in p["divergences"]:
