@@ -1,9 +1,11 @@
 """A small extraction written for the engine's tests: `Runner.bind` in `pkg/runner.py`, in the
 four shapes the steps give it (0 original, 1 static in place, 2 moved to `pkg/binding.py`,
-3 wrapper), and a helper that writes such files into a folder."""
+3 wrapper), a helper that writes such files into a folder, and `codemods.extract_method`'s
+output on a real release as overrides per step."""
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from pathlib import Path
 
@@ -88,3 +90,26 @@ def step_tree(root: Path, step: int, edits: dict[str, tuple[str, str]] | None = 
         assert old in files[rel], (rel, old)
         files[rel] = files[rel].replace(old, new, 1)
     return write_tree(root, files)
+
+
+# Where `codemods.extract_method` moves the two methods on real releases, as upstream did in 0.5.16
+# (the moved module globals are those upstream's moe_ep_setup binds).
+EXTRACTIONS = {"init_threads_binding": ("sglang.srt.utils.numa_utils", ()),
+               "check_quantized_moe_compatibility": (
+                   "sglang.srt.model_executor.model_runner_components.moe_ep_setup", ("_use_aiter",))}
+
+
+@functools.lru_cache(maxsize=None)
+def extracted_steps(root: Path, method: str, pass_self: str | None = None) -> tuple[dict[str, str], ...]:
+    """`codemods.extract_method`'s output on the tree `root` (not written): the files as they
+    stand after each of steps 1-4, as overrides."""
+    from codemods.extract_method import MethodSpec, refactor
+
+    target, moved_globals = EXTRACTIONS[method]
+    spec = MethodSpec("ModelRunner", method, target, pass_self=pass_self, moved_globals=moved_globals)
+    plan = refactor(root, spec)
+    files, out = {}, []
+    for step in plan.steps:
+        files.update({str(path.relative_to(plan.root)): text for path, text in step.changes.items()})
+        out.append(dict(files))
+    return tuple(out)

@@ -12,7 +12,7 @@ from codemods.extract_kv_dtype import refactor
 from equivalence.engine.locate import locate
 from equivalence.engine.mutate import KINDS, method_mutants, mutants_of
 from equivalence.engine.mutations import Edit
-from tests.engine_examples import RUNNER, TARGET, step_tree, write_tree
+from tests.engine_examples import EXTRACTIONS, RUNNER, TARGET, extracted_steps, step_tree, write_tree
 from tests.releases import release_root
 
 MR = "sglang/srt/model_executor/model_runner.py"
@@ -221,3 +221,19 @@ def test_release_after_codemod_kv():
     writes = sorted(m.description for m in mutants if m.kind == "write")
     assert writes == ["the result goes to self.kv_cache_dtype_mutant instead of self.kv_cache_dtype",
                       "the result is not written to self.kv_cache_dtype"]
+
+
+
+@pytest.mark.parametrize("method, caller_kinds", [
+    ("init_threads_binding", {"arg-order", "drop", "param-source", "write"}),
+    ("check_quantized_moe_compatibility", {"arg-order", "drop", "param-source"}),  # its result is discarded
+])
+def test_release_after_extract_method(method, caller_kinds):
+    root = release_root("0.5.15.post1")
+    ext = locate(root, MR, "ModelRunner", method, overrides=extracted_steps(root, method)[-1])
+    mutants = mutants_of(ext)
+    target = EXTRACTIONS[method][0].replace(".", "/") + ".py"
+    _check_release_mutants(ext, mutants, {MR: (ext.wrapper.lineno, ext.wrapper.end_lineno),
+                                          target: (ext.function.lineno, ext.function.end_lineno)})
+    assert {m.file_rel for m in mutants} == {MR, target}
+    assert {m.kind for m in mutants if m.file_rel == MR} == caller_kinds

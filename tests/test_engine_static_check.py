@@ -11,7 +11,7 @@ from codemods.extract_kv_dtype import refactor
 from equivalence.engine.locate import locate
 from equivalence.engine.static_check import StaticCheckError, check_trees, static_check, to_markdown
 from tests.codemod_expected import SHAPES, TREES, expected_files
-from tests.engine_examples import RUNNER, TARGET, step_tree, write_tree
+from tests.engine_examples import EXTRACTIONS, RUNNER, TARGET, extracted_steps, step_tree, write_tree
 from tests.releases import release_root
 
 MR = "sglang/srt/model_executor/model_runner.py"
@@ -326,3 +326,31 @@ def test_kv_fixture_consecutive_steps_have_no_residual(shape, pair):
     report = check_trees(TREES / shape, TREES / shape, MR, "ModelRunner", "configure_kv_cache_dtype",
                          before_overrides=expected_files(shape, before), after_overrides=expected_files(shape, after))
     assert report.residuals == [] and all(c.equal for c in report.constants)
+
+
+
+# --- codemods.extract_method's output on real releases -----------------------------------------
+
+
+@pytest.mark.parametrize("method", sorted(EXTRACTIONS))
+@pytest.mark.parametrize("version", ["0.5.14", "0.5.15.post1"])
+def test_release_extract_method_every_step(version, method):
+    """Each step's output against the original: every parameter stands for the attribute it is
+    named after, no residual difference, every module global equal."""
+    root = release_root(version)
+    before = locate(root, MR, "ModelRunner", method)
+    for step, overrides in enumerate(extracted_steps(root, method), start=1):
+        report = static_check(before, locate(root, MR, "ModelRunner", method, overrides=overrides))
+        assert (step, report.residuals) == (step, [])
+        assert all(c.equal for c in report.constants) and report.constants
+        assert all(e.expression == f"self.{e.name}" for e in report.map) and report.map
+
+
+def test_release_extract_method_pass_self():
+    root = release_root("0.5.15.post1")
+    overrides = extracted_steps(root, "init_threads_binding", "model_runner")[-1]
+    report = static_check(locate(root, MR, "ModelRunner", "init_threads_binding"),
+                          locate(root, MR, "ModelRunner", "init_threads_binding", overrides=overrides))
+    # the function writes model_runner.local_omp_cpuid itself: nothing is returned
+    assert [(e.name, e.kind, e.expression) for e in report.map] == [("model_runner", "instance", "self")]
+    assert report.residuals == [] and not report.divergent
