@@ -9,7 +9,7 @@ from pathlib import Path
 from codemods.extract_kv_dtype import RECIPE, refactor
 from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP
 from codemods.refactoring.cli_output import run_command
-from codemods.refactoring.command import apply_plan, parse_steps, prepare
+from codemods.refactoring.command import add_output_options, apply_plan, parse_steps, prepare
 
 EPILOG = """\
 steps (sglang PR #31147):
@@ -53,14 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "--fix the default is the steps the tree lacks (none on a refactored tree)")
     p.add_argument("--fix", action="append", choices=list(FIXES), default=[], metavar="NAME",
                    help=f"after step 4, also fix a review finding (repeatable): {', '.join(FIXES)}")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print the unified diff alone on stdout, write nothing; its paths are relative to "
-                        "the git checkout holding PATH (else to PATH), so `--dry-run | git apply` run "
-                        "there writes what a run would. Status lines always go to stderr")
-    p.add_argument("--commit", action="store_true",
-                   help="one git commit per step (refused outside a git repository or on a dirty tree)")
-    p.add_argument("--no-format", action="store_true",
-                   help="do not format touched code with black + isort (sglang's style)")
+    add_output_options(p)
     return p
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from codemods.extract_method import MethodSpec, refactor_recipe
 from codemods.extract_method.spec import checkout_for, parse_narrow, recipe_for
 from codemods.refactoring.cli_output import run_command
-from codemods.refactoring.command import apply_plan, parse_steps, prepare
+from codemods.refactoring.command import add_output_options, apply_plan, parse_steps, prepare
 from codemods.refactoring.errors import BadInput
 
 EPILOG = """\
@@ -119,14 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=parse_steps, default=range(1, 5), metavar="A-B",
                    help="contiguous range of steps to run (default 1-4); must start right after the "
                         "steps the tree already has, e.g. 3-4 on a tree where 1-2 are done")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print the unified diff alone on stdout, write nothing; its paths are relative to "
-                        "the git checkout holding PATH (else to PATH), so `--dry-run | git apply` run "
-                        "there writes what a run would. Status lines always go to stderr")
-    p.add_argument("--commit", action="store_true",
-                   help="one git commit per step (refused outside a git repository or on a dirty tree)")
-    p.add_argument("--no-format", action="store_true",
-                   help="do not format touched code with black + isort (the tree's own settings)")
+    add_output_options(p)
     return p
 
 

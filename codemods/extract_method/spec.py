@@ -14,7 +14,7 @@ from typing import Mapping, Optional, Sequence
 from codemods.refactoring.checkout import Checkout
 from codemods.refactoring.errors import BadInput
 from codemods.refactoring.recipe import Narrow, Recipe
-from codemods.refactoring.tree import NotASourceTree, find_root
+from codemods.refactoring.pipeline import located
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
@@ -59,14 +59,7 @@ def _check(spec: MethodSpec) -> None:
 
 def package_root(path: Path, package: str) -> Path:
     """The folder holding `package`, by the codemods' one PATH rule (`tree.find_root`)."""
-    if not path.exists():
-        raise BadInput("no such file or directory", path)
-    if not path.is_dir():
-        raise BadInput("not a directory", path)
-    try:
-        return find_root(path, f"{package}/__init__.py").root
-    except NotASourceTree as exc:
-        raise BadInput(str(exc), path) from None
+    return located(path, f"{package}/__init__.py").root
 
 
 def find_class(checkout: Checkout, class_name: str) -> str:

@@ -4,7 +4,8 @@ Before planning (`prepare`): finish or roll back a run a kill interrupted (the w
 journal), refuse `--dry-run` while a journal is there, check `--commit`'s repository. After
 (`apply_plan`): status lines on stderr, then the diff alone on stdout (`--dry-run`), one
 commit per step (`--commit`; a failure says which steps are committed and which are not), or
-an all-or-nothing write. `parse_steps` reads `--steps A-B`.
+an all-or-nothing write. `parse_steps` reads `--steps A-B`; `add_output_options` adds the
+options that choose among them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,18 @@ from codemods.refactoring.gitops import check_clean_repo, commit
 from codemods.refactoring.pipeline import Plan, locate
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.writer import JOURNAL, recover, write_files
+
+
+def add_output_options(p: argparse.ArgumentParser) -> None:
+    """--dry-run, --commit, --no-format: what a command does with its plan."""
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the unified diff alone on stdout, write nothing; its paths are relative to "
+                        "the git checkout holding PATH (else to PATH), so `--dry-run | git apply` run "
+                        "there writes what a run would. Status lines always go to stderr")
+    p.add_argument("--commit", action="store_true",
+                   help="one git commit per step (refused outside a git repository or on a dirty tree)")
+    p.add_argument("--no-format", action="store_true",
+                   help="do not format touched code with black + isort (the tree's own settings, else sglang's)")
 
 
 def parse_steps(text: str) -> range:

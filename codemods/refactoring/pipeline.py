@@ -61,12 +61,17 @@ def forget_parsed() -> None:
 
 def find(path: Path, recipe: Recipe) -> Found:
     """The folder holding the package and which layout PATH has (`tree.find_root`)."""
+    return located(path, recipe.source_file)
+
+
+def located(path: Path, rel: str) -> Found:
+    """`tree.find_root(path, rel)`, every way PATH can be wrong a `BadInput`."""
     if not path.exists():
         raise BadInput("no such file or directory", path)
     if not path.is_dir():
         raise BadInput("not a directory", path)
     try:
-        return find_root(path, recipe.source_file)
+        return find_root(path, rel)
     except NotASourceTree as exc:
         raise BadInput(str(exc), path) from None
 
