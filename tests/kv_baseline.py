@@ -6,8 +6,10 @@ into a temporary folder and run in a subprocess with that folder first on PYTHON
 current code runs the same way, so both sides see exactly the same inputs.
 
     python -m tests.kv_baseline [VERSION ...]   # default: every release 0.5.7 - 0.5.15.post1
+    python -m tests.kv_baseline --variants      # the robustness variants of our fixture shapes
 
-prints, per release and run, whether the outputs are identical (exit 1 if any differs).
+prints, per release (or variant) and run, whether the outputs are identical, refusals included
+(exit 1 if any differs).
 """
 
 from __future__ import annotations
@@ -91,5 +93,21 @@ def main(versions: list[str]) -> int:
     return 1 if differs else 0
 
 
+def main_variants() -> int:
+    from tests.variants import variants
+
+    with tempfile.TemporaryDirectory() as tmp:
+        roots = {v.id: v.write(Path(tmp) / str(i)) for i, v in enumerate(variants())}
+        runs = {"steps 1-4": {}}
+        same, before, _ = compare(list(roots.values()), runs)
+        differs = [ident for ident, root in roots.items() if not same[str(root)]["steps 1-4"]]
+        refused = sum(isinstance(before[str(root)]["steps 1-4"], str) for root in roots.values())
+    for ident in differs:
+        print(f"DIFFERENT {ident}")
+    print(f"{len(roots)} variants ({refused} refused at the baseline): {len(roots) - len(differs)} identical "
+          f"(outputs or refusal messages), {len(differs)} different")
+    return 1 if differs else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or list(RELEASES)))
+    sys.exit(main_variants() if sys.argv[1:] == ["--variants"] else main(sys.argv[1:] or list(RELEASES)))

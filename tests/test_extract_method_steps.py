@@ -9,8 +9,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from codemods.extract_method import AlreadyApplied, refactor, write_plan
-from tests.method_expected import EXPECTED, KEEP, SHAPES, TREES, expected_files, spec
+from codemods.extract_method import AlreadyApplied, MethodSpec, refactor, write_plan
+from tests.method_expected import SHAPES, TREES, expected_files, spec
 from tests.test_codemod_steps import comments
 
 STEPS = (1, 2, 3, 4)
@@ -20,10 +20,6 @@ def tree(tmp_path: Path, shape: str) -> Path:
     dest = tmp_path / shape
     shutil.copytree(TREES / shape, dest)
     return dest
-
-
-def step_4_is_empty(shape: str) -> bool:
-    return (EXPECTED / shape / "step4" / KEEP).exists()
 
 
 def texts(root: Path) -> dict[str, str]:
@@ -70,10 +66,6 @@ def test_split_runs_reach_the_same_function(tmp_path, shape, split):
     parts = tree(tmp_path / "parts", shape)
     start = 1
     for end in (*SPLITS[split], 4):
-        if start == 4 and step_4_is_empty(shape):  # a tree after step 3 is then already the final one
-            with pytest.raises(AlreadyApplied, match="step 4 has nothing left to do"):
-                refactor(parts, spec(shape), range(4, 5))
-            break
         write_plan(refactor(parts, spec(shape), range(start, end + 1)))
         start = end + 1
     want, got = texts(whole), texts(parts)
@@ -103,3 +95,24 @@ def test_no_comment_is_lost(tmp_path, shape, fmt):
         cst.parse_module(text)
     with pytest.raises(AlreadyApplied):
         refactor(root, spec(shape), format=fmt)
+
+
+def test_narrow_param_alone_narrows_each_attribute_read(tmp_path):
+    root = tree(tmp_path, "method_own_params")
+    plan = refactor(root, MethodSpec(class_name="ModelRunner", **{**SHAPES["method_own_params"],
+                                                                   "narrows": ("server_args",)}))
+    want = refactor(tree(tmp_path / "explicit", "method_own_params"), spec("method_own_params"))
+    assert [t for t in plan.changes.values()] == [t for t in want.changes.values()]
+    assert plan.steps[3].subject == ("Pass server_args_attention_backend instead of server_args to choose_backend; "
+                                     "drop ATTENTION_BACKENDS from model_runner.py: only choose_backend used it")
+
+
+def test_step_4_alone_with_nothing_to_do_says_so(tmp_path):
+    root = tree(tmp_path, "method_pass_self")
+    write_plan(refactor(root, spec("method_pass_self"), range(1, 4)))
+    before = texts(root)
+    plan = refactor(root, spec("method_pass_self"), range(4, 5))
+    assert plan.changes == {} and "nothing to narrow or tidy" in plan.steps[0].subject
+    with pytest.raises(AlreadyApplied, match="step 4 has nothing left to do"):
+        refactor(root, spec("method_pass_self"))
+    assert texts(root) == before

@@ -28,7 +28,8 @@ steps (the way sglang PR #31147 extracted ModelRunner.configure_kv_cache_dtype):
      wrapper goes right after the method holding the first call site)
   4  narrow the parameters named by --narrow; drop from the class's module the imports and
      copied private globals (e.g. _use_aiter) only the moved code used. A step 4 with
-     nothing to do says so (with --commit: an empty commit whose subject says so)
+     nothing to do says so (with --commit: an empty commit whose subject says so; run
+     alone with --steps 4 it changes nothing, where a full run says already applied)
 
 what the function takes and returns (inferred from the method body):
   - one keyword-only parameter per first-level attribute self.X the method reads (also
@@ -109,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rename", type=_pair, action="append", default=[], metavar="X=NEW",
                    help="name the parameter inferred from self.X NEW (repeatable)")
     p.add_argument("--narrow", type=_narrow, action="append", default=[], metavar="PARAM.ATTR[=NEW]",
-                   help="step 4: a parameter read only as PARAM.ATTR becomes NEW (default PARAM_ATTR); repeatable")
+                   help="step 4: a parameter read only as PARAM.ATTR becomes NEW (default PARAM_ATTR); PARAM "
+                        "alone: each attribute the function reads of it; repeatable")
     p.add_argument("--pass-self", metavar="NAME", help="the function takes the instance whole as NAME")
     p.add_argument("--move-global", action="append", default=[], metavar="NAME",
                    help="also move this module global of the class's module (repeatable)")

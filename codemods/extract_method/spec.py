@@ -33,12 +33,13 @@ class MethodSpec:
 
 
 def parse_narrow(text: str) -> Narrow:
-    """`PARAM.ATTR[=NEW]` -> Narrow (NEW defaults to PARAM_ATTR)."""
+    """`PARAM.ATTR[=NEW]` -> Narrow (NEW defaults to PARAM_ATTR); `PARAM` alone: each attribute
+    the function reads of it (`Narrow.attribute` empty, expanded at step 4)."""
     head, _, new = text.partition("=")
-    param, _, attribute = head.partition(".")
-    new = new or f"{param}_{attribute}"
-    if not all(_IDENT.match(x) for x in (param, attribute, new)):
-        raise BadInput(f"--narrow expects PARAM.ATTR or PARAM.ATTR=NEW (identifiers), got {text!r}")
+    param, dot, attribute = head.partition(".")
+    new = new or (f"{param}_{attribute}" if attribute else "")
+    if not _IDENT.match(param) or dot and not (_IDENT.match(attribute) and _IDENT.match(new)) or (new and not dot):
+        raise BadInput(f"--narrow expects PARAM, PARAM.ATTR or PARAM.ATTR=NEW (identifiers), got {text!r}")
     return Narrow(param, attribute, new)
 
 

@@ -83,6 +83,21 @@ class _Uses(cst.CSTVisitor):
         self._targets([node.target])
 
 
+def expand_narrows(code: str, recipe: Recipe) -> tuple[Narrow, ...]:
+    """The recipe's narrows, a `PARAM` alone (empty attribute) standing for each `PARAM.ATTR` the
+    function reads (in order of first read), named `PARAM_ATTR`."""
+    out: list[Narrow] = []
+    for n in recipe.narrows:
+        if n.attribute:
+            out.append(n)
+            continue
+        funcs = [s for s in cst.parse_module(code).body if isinstance(s, cst.FunctionDef)
+                 and s.name.value == recipe.function]
+        reads = [a.attr.value for f in funcs for a in m.findall(f.body, m.Attribute(value=m.Name(n.param)))]
+        out += [Narrow(n.param, a, f"{n.param}_{a}") for a in dict.fromkeys(reads)]
+    return tuple(out)
+
+
 def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
     """The target module's new text, with the function's narrowed parameters."""
     name = recipe.function

@@ -9,7 +9,7 @@ it sat, which class members hold its call sites).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -25,12 +25,12 @@ from codemods.refactoring.imports import index_bindings
 from codemods.refactoring.leave_wrapper import leave_wrapper
 from codemods.refactoring.make_static import make_static
 from codemods.refactoring.move_function import move_function
-from codemods.refactoring.narrow_param import narrow_caller, narrow_function
+from codemods.refactoring.narrow_param import expand_narrows, narrow_caller, narrow_function
 from codemods.refactoring.new_imports import refuse_new_cycle, refuse_outside_uses
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.references import Move, plan_references, update_references
 from codemods.refactoring.render import Renderer
-from codemods.refactoring.state import NOT_FOUND, detect
+from codemods.refactoring.state import NOT_FOUND, Status, detect
 from codemods.refactoring.tidy import candidates, tidy_source
 from codemods.refactoring.tree import Found, NotASourceTree, find_root
 
@@ -128,6 +128,8 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
     if status.done == NOT_FOUND:
         raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do" if not recipe.infer else
                            f"{name} not found, nor {recipe.callee} in {recipe.target_file}: nothing to do", source)
+    if status.done == 4 and steps == range(4, 5) and recipe.infer and not recipe.narrows and status.line:
+        status = Status(3, status.line)  # after step 3, with nothing for step 4 to do: it runs and says so
     if status.done == 4:
         left = "" if not recipe.infer or recipe.narrows or status.line is None else (
             f"; step 4 has nothing left to do (nothing to narrow, nothing only {recipe.function} used left in "
@@ -152,7 +154,7 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
     static = hole = members = None
     for number in steps:
         changed: dict[Path, str] = {}
-        subject = recipe.subject(number)
+        subject = recipe.subject(number) if number < 4 else ""
         if number == 1:
             module, static = make_static(module, text, source, recipe, style, root)
             members = static.members
@@ -196,9 +198,14 @@ def _narrow_and_tidy(module: cst.Module, text: str, source: Path, target: Path, 
                      recipe: Recipe, style: Style, root: Path, render, checkout: Checkout
                      ) -> tuple[cst.Module, str]:
     """Step 4: (the source module, the step's subject, saying what it did or that it had nothing to do)."""
+    narrowed = []
     if recipe.narrows:
+        recipe = replace(recipe, narrows=expand_narrows(current[target], recipe))
         changed[target] = narrow_function(current[target], target, recipe, style)
         module = narrow_caller(module, text, source, recipe, style)
+        for param in dict.fromkeys(n.param for n in recipe.narrows):
+            new = [n.new_param for n in recipe.narrows if n.param == param]
+            narrowed.append(f"Pass {', '.join(new)} instead of {param} to {recipe.function}")
     target_module = parse(target, changed.get(target, current[target]))
     module, dropped = tidy_source(module, target_module, recipe.function, style,
                                   lambda names: _referenced_elsewhere(checkout, recipe, names, style,
@@ -206,11 +213,11 @@ def _narrow_and_tidy(module: cst.Module, text: str, source: Path, target: Path, 
                                   recipe.tidy_globals, render)
     if 4 in recipe.subjects:
         return module, recipe.subjects[4]
-    if recipe.narrows:
-        return module, recipe.subject(4)
     if dropped:
-        return module, (f"Drop {', '.join(dropped)} from {source.name}: only {recipe.function} used "
-                        f"{'it' if len(dropped) == 1 else 'them'}")
+        narrowed.append(f"{'drop' if narrowed else 'Drop'} {', '.join(dropped)} from {source.name}: only "
+                        f"{recipe.function} used {'it' if len(dropped) == 1 else 'them'}")
+    if narrowed:
+        return module, "; ".join(narrowed)
     return module, (f"Extract {recipe.qualified}, step 4: nothing to narrow or tidy ({source.name} holds "
                     f"nothing only {recipe.function} used)")
 

@@ -81,7 +81,7 @@ class Recipe:
     new_target: bool = False  # the target module must not exist before step 2 (#31147 creates it)
     package_inits: bool = True  # a new folder on the way to the target gets an empty __init__.py
     tidy_globals: bool = True  # step 4 also drops private module globals only the moved code used
-    subjects: dict[int, str] = field(default_factory=dict)  # commit subjects; default: `subject()`
+    subjects: dict[int, str] = field(default_factory=dict)  # commit subjects; default: `subject()`, step 4's
 
     @property
     def function(self) -> str:
@@ -118,6 +118,7 @@ class Recipe:
         return dict(self.renames).get(attribute, attribute)
 
     def subject(self, step: int) -> str:
+        """Steps 1-3's commit subjects (step 4's says what it did: `pipeline`)."""
         if step in self.subjects:
             return self.subjects[step]
         as_name = f" as {self.function}" if self.function != self.method_name else ""
@@ -125,6 +126,4 @@ class Recipe:
             1: f"Make {self.qualified} a keyword-only static method",
             2: f"Move {self.method_name} into {self.target_file}{as_name}",
             3: f"Restore a {self.qualified} wrapper",
-            4: f"Narrow the parameters of {self.function}" if self.narrows else
-               f"Drop what only {self.function} used from {self.source_file}",
         }[step]
