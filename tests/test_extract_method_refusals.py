@@ -55,6 +55,8 @@ CASES = {
                          "a `global` statement", 35),
     "mangled-name": ("method_one_result", RUNNER, FIRST, FIRST + "        print(self.__cpus)\n",
                      "self.__cpus is a private name the class mangles", 35),
+    "dunder-attribute": ("method_one_result", RUNNER, FIRST, FIRST + "        print(self.__class__.__name__)\n",
+                         "self.__class__ is the instance's own", 35),
     "name-clash": ("method_one_result", RUNNER, FIRST, FIRST + "        tp_size = 1\n",
                    "already uses the name(s) tp_size; --rename", 33),
     "call-site-not-a-statement": ("method_one_result", RUNNER, CALL, "            ok = self.bind_threads()\n",

@@ -19,6 +19,7 @@ result was not yet written (or the record method may read the result: `record_bl
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -82,7 +83,7 @@ class Analysis:
         self.out.attributes = {local: attribute}
 
     def _inferred_end(self, state: State) -> None:
-        written = [a for a, n in self._first_write.items()]
+        written = list(self._first_write)
         out = self.out
         if written and self._value_return is not None:
             raise self.refuse(self._value_return, f"{self.recipe.qualified} returns a value and also writes "
@@ -108,7 +109,7 @@ class Analysis:
                 out.stmts[ret] = ret.with_changes(value=value)
         for p in out.params:
             prop = self.info.properties.get(p.argument.partition(".")[2])
-            hit = prop and next((a for a in written if f"{a}" in prop), None)
+            hit = prop and next((a for a in written if re.search(rf"{re.escape(a)}\b", prop)), None)
             if hit:
                 raise Refusal(f"{p.argument} is a property that reads {hit}, which the method writes: read up "
                               f"front, it would not see the write", self.path, self.line_of(self._first_write[hit]))
@@ -117,6 +118,9 @@ class Analysis:
     def first_level(self, node: cst.Attribute, state: State) -> None:
         """`self.X` read in the inferring mode."""
         attribute = f"self.{node.attr.value}"
+        if node.attr.value.startswith("__") and node.attr.value.endswith("__"):
+            raise self.refuse(node, f"{attribute} is the instance's own, not a value to pass: pass --pass-self NAME "
+                                    f"to give the function the instance whole")
         if attribute in self.result_locals:
             local = self.result_locals[attribute]
             if local not in state[0]:  # read before the method writes it on every path: the local starts from it
