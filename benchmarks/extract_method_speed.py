@@ -6,8 +6,9 @@ Prints the time of `extract_method.refactor` for ModelRunner.init_threads_bindin
 sglang.srt.utils.numa_utils (all four steps, formatting on, the class's file found and the
 package scanned for references by the run itself, nothing written), the time of
 `libcst.parse_module(src).code` on the same model_runner.py, and their ratio (target: <= 4x).
-Each is the best of a few runs, the two taken turn about in this one process after a warm-up;
-the parse caches are emptied before every run, so that each pays what a fresh command pays.
+Each is the best CPU time of a few runs, the two taken turn about in this one process after a
+warm-up (benchmarks/timing.py); the parse caches are emptied before every run, so that each pays
+what a fresh command pays.
 """
 
 from __future__ import annotations
