@@ -1,6 +1,7 @@
 """LibCST codemods that reproduce mechanical sglang refactorings.
 
-`codemods.refactoring` holds the generic steps (make a method static, move it to a
-module, leave a wrapper, narrow a parameter); `codemods.extract_kv_dtype` is the
-recipe for sglang PR #31147 plus its command line.
+`codemods.refactoring` holds the generic engine (make a method static, move it to a
+module, leave a wrapper, narrow its parameters, across the whole checkout);
+`codemods.extract_method` runs it on any method (`python -m codemods.extract_method`);
+`codemods.extract_kv_dtype` is its preset for sglang PR #31147, with that PR's fixes.
 """
