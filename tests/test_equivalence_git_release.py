@@ -1,9 +1,12 @@
-"""`--commits` / `--git` on a git checkout made from release 0.5.15.post1 (`python/sglang/...`)
-with the codemod's four commits and a fifth commit of ours that changes a branch of the moved
-function. The checkout is built once for the module."""
+"""`--commits` / `--git` on git checkouts made from release 0.5.15.post1 (`python/sglang/...`)
+with a codemod's four commits (`extract_kv_dtype`, and `extract_method` checked with `--method`)
+and a fifth commit of ours that changes a branch of the moved function. Each checkout is built
+once for the module."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 
 import pytest
@@ -13,6 +16,7 @@ from tests.git_series import CHANGED_BRANCH, codemod_commits, commit_edit, git, 
 from tests.releases import release_root
 
 RELEASE = "0.5.15.post1"
+METHOD = "ModelRunner.init_threads_binding"
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +69,41 @@ def test_git_gives_the_original_to_final_verdict(checkout, tmp_path):
     assert all(c["hit"] == c["branches"] for c in pair["coverage"].values())
     assert {f["id"] for f in report["findings"]} == {"fp4-fallback-not-auto", "kv-str-keyerror"}
     assert markdown.startswith("## Equivalence check: **equivalent**\n\nRevisions `HEAD~5..HEAD~1`: ")
+
+
+@pytest.fixture(scope="module")
+def method_checkout(tmp_path_factory):
+    """The release with `codemods.extract_method`'s four commits for ModelRunner.init_threads_binding
+    -> sglang.srt.utils.numa_utils, then a fifth commit of ours that changes a branch of the moved
+    function."""
+    extract_method = pytest.importorskip("codemods.extract_method.__main__")
+    repo = make_checkout(tmp_path_factory.mktemp("release") / "sglang", release_root(RELEASE))
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert extract_method.main([str(repo), METHOD, "sglang.srt.utils.numa_utils", "--commit"]) == 0
+    numa = repo / "python" / "sglang" / "srt" / "utils" / "numa_utils.py"
+    text = numa.read_text()
+    assert text.count("if tp_size < n_numa_node:") == 1
+    numa.write_text(text.replace("if tp_size < n_numa_node:", "if tp_size <= n_numa_node:"))
+    git(repo, "commit", "-qam", "Warn also when tp_size equals the NUMA node count")
+    return repo
+
+
+def test_method_commits_of_extract_method_then_a_divergent_fifth(method_checkout, tmp_path):
+    code, report, markdown = run(["--method", METHOD, "--commits", "HEAD~5..HEAD", str(method_checkout)], tmp_path)
+    assert code == 1
+    log = [line.split("\t") for line in git(method_checkout, "log", "--reverse", "--format=%h\t%s",
+                                            "HEAD~5..HEAD").splitlines()]
+    checked = report["revisions"]["checked"]
+    assert [(c["short"], c["subject"]) for c in checked] == [tuple(entry) for entry in log]
+    assert [c["verdict"] for c in checked] == ["equivalent"] * 4 + ["divergent"]
+    assert report["revisions"]["introduced_by"] == log[4][0]
+    for pair in report["pairs"][:4]:
+        assert all(c["hit"] == c["branches"] for c in pair["coverage"].values())
+        assert pair["static"]["residuals"] == []
+    assert f"**Divergence introduced by `{log[4][0]}` Warn also when tp_size equals the NUMA node count.**" in markdown
+
+
+def test_method_git_gives_the_original_to_final_verdict(method_checkout, tmp_path):
+    code, report, _ = run(["--method", METHOD, "--git", "HEAD~5..HEAD~1", str(method_checkout)], tmp_path)
+    assert code == 0 and report["verdict"] == "equivalent"
+    assert report["pairs"][0]["shapes"] == {"before": "method", "after": "wrapper"}
