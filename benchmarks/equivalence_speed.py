@@ -27,28 +27,30 @@ def wall(cmd: list[str]) -> float:
 
 
 def core_loop(root: Path) -> float:
-    from equivalence.presets.kv_dtype.compare import absent_attributes, classify
-    from equivalence.presets.kv_dtype.loader import load_version
-    from equivalence.presets.kv_dtype.observe import Session, install_log_capture
-    from equivalence.presets.kv_dtype.pairs import ConfigSpace
+    """Configuration pairs per second: the preset's configurations on original vs step 4."""
+    from equivalence.engine.observe import capture_logs
+    from equivalence.engine.pairs import Pair
+    from equivalence.engine.world import Domains
+    from equivalence.presets.kv_dtype import hints as presets
+    from equivalence.presets.kv_dtype.check import dflash_inputs, literals
     from equivalence.presets.kv_dtype.steps import step_trees
+    from equivalence.presets.kv_dtype.subject import load_version
 
     with tempfile.TemporaryDirectory() as work:
         trees = step_trees(root, Path(work))
         before, after = load_version(trees[0][1], "original"), load_version(trees[-1][1], "step 4")
-    restore = install_log_capture([before, after])
+    versions = [before, after]
+    hints = presets.hints(literals(versions), dflash_inputs(versions), None, 150)
+    pair = Pair(before, after, Domains.from_hints(hints), hints)
+    restore = capture_logs(versions)
     try:
-        sb, sa = Session(before), Session(after)
-        literals = list(dict.fromkeys(before.shape.literals + after.shape.literals))
-        configs = ConfigSpace().configs(literals, set())
         start = time.perf_counter()
-        for config in configs:
-            classify(sb.run(config), sa.run(config), config.kv_cache_dtype, absent_attributes(config),
-                     after.shape.eager_self_reads)
+        for config in hints.seeds:
+            pair.run(config, frozenset(config.items()))
         elapsed = time.perf_counter() - start
     finally:
         restore()
-    return len(configs) / elapsed
+    return len(hints.seeds) / elapsed
 
 
 def main() -> None:

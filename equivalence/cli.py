@@ -38,38 +38,38 @@ with --method (any extraction):
   writes, logs, the exception, the return value. Also compares the moved code with the old
   body statically (static check). See README "Reviewing any extraction".
 
-without --method (PR #31147's preset):
-  Imports the real code of each version side by side (torch real, sglang's other modules
-  stubbed), runs the runner's kv-cache-dtype statement(s) on an instance built without
-  __init__ over every configuration of the inputs the code reads (finite part exhaustively,
-  free text from hypothesis), and compares kv_cache_dtype, the recorded string, the log
-  records, the exception and the instance state. Expected consequences of the extraction are
-  classified, never hidden: deferred-writes (results applied by the caller after the function
-  returns) and eager-read (the wrapper reads a runner attribute the old body read lazily).
-  Findings that hold in both versions but contradict what the code says (fp4-fallback-not-auto,
-  kv-str-keyerror) are reported with their count and smallest configuration.
+without --method (PR #31147's preset, ModelRunner.configure_kv_cache_dtype):
+  The same engine, with the inputs the review names given their values (the kv string, the
+  model's quant config, the model dtype, _is_hip, fp8_dtype, torch with or without float4):
+  every combination (finite part exhaustively, free text from hypothesis), and the findings
+  that hold in every version but contradict what the code says (fp4-fallback-not-auto,
+  kv-str-keyerror) with their count and smallest configuration. Inputs it does not name (a
+  renamed attribute, a new global) are varied like any method's.
+
+Expected consequences of an extraction are classified, never hidden: deferred-writes (results
+applied by the caller after the function returns) and eager-read (the wrapper reads a runner
+attribute the old body read lazily).
 
 examples:
   python -m equivalence --method ModelRunner.init_threads_binding before/ after/ --mutants
   python -m equivalence --steps ~/sglang --method ModelRunner.init_threads_binding --to sglang.srt.utils.numa_utils
   python -m equivalence --steps ~/sglang --markdown report.md      original->1->2->3->4, original->one-shot
   python -m equivalence --steps ~/sglang --fix fp4-fallback          + the fix's exact delta
-  python -m equivalence before/ after/ --json report.json --mutants
+  python -m equivalence orig/ fixed/ --intended kv-str-keyerror --intended fp4-fallback-not-auto
   python -m equivalence --commits main..HEAD --markdown pr.md       each commit of a PR against its parent
   python -m equivalence --git main..HEAD ~/sglang                   the PR's base against its head
   python -m equivalence --method ModelRunner.init_threads_binding --commits main..HEAD
 
 exit codes:
-  0  equivalent (every difference classified, every input covered, every branch run)
-  1  divergent (a difference the extraction does not explain, an unintended fix delta or one
-     that is not the fix its finding asks for, a mutant that survived --mutants); divergences
-     win over incomplete coverage, and both are reported
+  0  equivalent (every difference classified, every branch of both versions run)
+  1  divergent (a difference the extraction does not explain, a changed moved module global,
+     an unintended fix delta or one that is not the fix its finding asks for, a mutant that
+     survived --mutants); divergences win over an incomplete check, and both are reported
   2  incomplete: verdict "inconclusive" (no divergence, but a branch of either version was
-     never run) or an input the configurations do not cover / only stub; could not load a
-     version (file and line named; includes _is_hip, fp8_dtype or torch not bound the sglang
-     way, since the harness sets them per configuration); bad usage; torch or hypothesis not
-     installed (one line gives the install command); with --git/--commits: not a git
-     checkout, an unknown revision, an empty range, a revision without the class or method
+     never run, or the code reached a value the harness only stubs); could not load a version
+     (file and line named); bad usage; torch or hypothesis not installed (one line gives the
+     install command); with --git/--commits: not a git checkout, an unknown revision, an empty
+     range, a revision without the class or method
   130/143  interrupted (SIGINT / SIGTERM); nothing is left behind
 """
 
@@ -102,7 +102,7 @@ class Options:
     seed: int | None = None
     examples: int = 150
     mutants: bool = False
-    intended: dict[int, str] = field(default_factory=dict)  # pair index -> finding that pair fixes
+    intended: dict[int, list[str]] = field(default_factory=dict)  # pair index -> findings that pair fixes
 
 
 def parse_args(argv):
@@ -132,9 +132,9 @@ def parse_args(argv):
     parser.add_argument("--fix", action="append", default=[], metavar="NAME",
                         help="kv preset, with --steps: apply the codemod's fix NAME after step 4 (repeatable) and "
                              "require its delta to be exactly its finding's configurations")
-    parser.add_argument("--intended", metavar="FINDING_ID",
+    parser.add_argument("--intended", action="append", default=[], metavar="FINDING_ID",
                         help="kv preset, with BEFORE AFTER (or --git BASE..HEAD): AFTER fixes this finding of "
-                             "BEFORE; any other difference diverges")
+                             "BEFORE (repeatable); any other difference the extraction does not explain diverges")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON (the contract other tools read)")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the report as Markdown, ready for a PR comment")
     parser.add_argument("--mutants", action="store_true", help="self-check: mutate the after version, count the mutants caught")
@@ -176,8 +176,9 @@ def parse_args(argv):
     if args.intended:
         from .presets.kv_dtype.intended import FINDINGS  # imports torch: only when --intended is given
 
-        if args.intended not in FINDINGS:
-            parser.error(f"unknown finding {args.intended!r}; known: {', '.join(FINDINGS)}")
+        unknown = [f for f in args.intended if f not in FINDINGS]
+        if unknown:
+            parser.error(f"unknown finding {unknown[0]!r}; known: {', '.join(FINDINGS)}")
     return args
 
 
@@ -195,8 +196,8 @@ def check_trees(trees: list[tuple[str, Path]], pairs: list[tuple[int, int]], opt
             method = Method(class_name, method_name, source, options.function)
             versions.append(method.load(root, label))
         return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, options.mutants)
-    from .presets.kv_dtype.loader import load_version
-    from .presets.kv_dtype.run import check  # imports torch
+    from .presets.kv_dtype.check import check  # imports torch
+    from .presets.kv_dtype.subject import load_version
 
     versions = [load_version(path, label) for label, path in trees]
     return check(versions, [(versions[b], versions[a]) for b, a in pairs], options.seed, options.examples,
@@ -219,10 +220,10 @@ def method_steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tu
     except ImportError as e:
         raise CodemodMissing(f"--steps --method needs codemods.extract_method, which is not importable here ({e})") from None
     *module, class_name, method_name = args.method.split(".")
-    root, source = find_source(args.steps, class_name, ".".join(module) or None)
+    root, _ = find_source(args.steps, class_name, ".".join(module) or None)
     spec = MethodSpec(class_name, method_name, args.to, function_name=args.name,
                       renames=dict(r.split("=", 1) for r in args.rename), narrows=tuple(args.narrow),
-                      pass_self=args.pass_self, moved_globals=tuple(args.move_global), source_file=source)
+                      pass_self=args.pass_self, moved_globals=tuple(args.move_global))
     run = lambda tree, steps: refactor(tree, spec, steps=steps)  # noqa: E731
     steps = trees.step_trees(root, work, run)
     one_shot = trees.one_shot_tree(root, work, run)
@@ -233,7 +234,7 @@ def steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int
     """original -> step 1 -> ... -> step 4 (-> fixes), then original -> the one-shot output;
     trees in refactoring order (findings name the version a fix removed them in)."""
     from .presets.kv_dtype.fixes import fix_trees
-    from .presets.kv_dtype.loader import find_root
+    from .presets.kv_dtype.subject import find_root
     from .presets.kv_dtype.steps import one_shot_tree, step_trees
 
     root = find_root(args.steps)
@@ -243,7 +244,7 @@ def steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int
     trees = steps + [one_shot] + [(label, path) for label, path, _ in fixed]
     chain = list(range(len(steps))) + list(range(len(steps) + 1, len(trees)))
     pairs = list(zip(chain, chain[1:])) + [(0, len(steps))]
-    intended = {len(steps) - 1 + i: finding for i, (_, _, finding) in enumerate(fixed)}
+    intended = {len(steps) - 1 + i: [finding] for i, (_, _, finding) in enumerate(fixed)}
     return trees, pairs, intended
 
 
@@ -253,16 +254,16 @@ def main(argv=None) -> int:
     except SystemExit as e:
         return 2 if e.code else 0
     options = Options(args.method, args.name, args.seed, args.examples, args.mutants)
-    from .engine.load import LoadError as MethodLoadError  # imports torch
+    from .engine.load import LoadError  # imports torch
     from .git_review import Checker, review
-    from .presets.kv_dtype.loader import KV_PATH, RUNNER_PATH, LoadError
+    from .presets.kv_dtype.subject import KV_PATH, RUNNER_PATH
 
     try:
         with temporary_workdir() as work:
             if args.range:
                 # the preset loads two files (the rest is stubbed); --method finds its class by scanning the package
                 checker = Checker(None if args.method else (RUNNER_PATH, KV_PATH),
-                                  lambda trees, pairs: check_trees(trees, pairs, options), (LoadError, MethodLoadError))
+                                  lambda trees, pairs: check_trees(trees, pairs, options), (LoadError,))
                 options.intended = {0: args.intended} if args.intended else {}
                 report = review(args.trees[0] if args.trees else Path.cwd(), args.range, bool(args.commits), work,
                                 checker)
@@ -275,7 +276,7 @@ def main(argv=None) -> int:
                     trees, pairs = [(str(p), p) for p in args.trees], [(0, 1)]
                     options.intended = {0: args.intended} if args.intended else {}
                 report = check_trees(trees, pairs, options)
-    except (LoadError, MethodLoadError, CodemodMissing, CodemodFailed, RevisionError) as e:
+    except (LoadError, CodemodMissing, CodemodFailed, RevisionError) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, Interrupted) as e:
@@ -296,16 +297,15 @@ def main(argv=None) -> int:
 
 def exit_code(report: dict) -> int:
     """1 when anything diverges (a real divergence, an unintended fix delta, a surviving mutant),
-    even if some inputs or branches were also not covered (both are reported); else 2 when the
-    check is incomplete (input not covered, verdict "inconclusive"); else 0."""
-    kinds = [d["kind"] for p in report["pairs"] for d in p["divergences"]]
-    # an input the harness does not vary (or only stubs) makes the check incomplete, not divergent
-    real = [k for k in kinds if k not in ("input-not-covered", "input-not-modelled")]
+    even if some branches were also never run or some values not modelled (both are reported);
+    else 2 when the check is incomplete (verdict "inconclusive"); else 0."""
+    real = [d["kind"] for p in report["pairs"] for d in p["divergences"]]
     mutants = report.get("mutants")
     survived = mutants["total"] - mutants["killed"] if mutants else 0
-    if "input-not-covered" in kinds or "input-not-modelled" in kinds:
-        print("equivalence: some inputs the code reads are not covered by the configurations", file=sys.stderr)
-    if report["verdict"] == "inconclusive" or any(p["verdict"] == "inconclusive" for p in report["pairs"]):
+    if any(p.get("not_modelled") for p in report["pairs"]):
+        print("equivalence: the code reached values the harness only stubs (not modelled): those runs are "
+              "not checked", file=sys.stderr)
+    if any(c["missed"] for p in report["pairs"] for c in p["coverage"].values()):
         print("equivalence: inconclusive: some branches were never run by the configurations, so a "
               "difference there would not have been seen", file=sys.stderr)
     if survived:

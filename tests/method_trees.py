@@ -21,14 +21,14 @@ NUMA = "sglang/srt/utils/numa_utils.py"
 MOE = "sglang/srt/model_executor/model_runner_components/moe_ep_setup.py"
 
 
-def _method(text: str, name: str) -> tuple[int, int]:
+def method_span(text: str, name: str) -> tuple[int, int]:
     start = text.index(f"    def {name}(self):")
     following = text.find("\n    def ", start + 1)
     return start, len(text) if following < 0 else following + 1
 
 
-def _as_function(text: str, name: str, params: list[str], result: str | None) -> str:
-    start, end = _method(text, name)
+def as_function(text: str, name: str, params: list[str], result: str | None) -> str:
+    start, end = method_span(text, name)
     body = textwrap.dedent(text[start:end]).split("\n", 1)[1]
     for param in params:
         body = re.sub(rf"\bself\.{param}\b", param, body)
@@ -37,8 +37,8 @@ def _as_function(text: str, name: str, params: list[str], result: str | None) ->
     return f"def {name}(*, {', '.join(params)}):\n{body.rstrip()}\n"
 
 
-def _wrapper(text: str, name: str, module: str, params: list[str], result: str | None) -> str:
-    start, end = _method(text, name)
+def with_wrapper(text: str, name: str, module: str, params: list[str], result: str | None) -> str:
+    start, end = method_span(text, name)
     call = f"{module}.{name}({', '.join(f'{p}=self.{p}' for p in params)})"
     line = f"self.{result} = {call}" if result else call
     return text[:start] + f"    def {name}(self):\n        {line}\n" + ("\n" if end < len(text) else "") + text[end:]
@@ -56,8 +56,8 @@ def _extract(root: Path, name: str) -> None:
         method, params, result = THREADS
         numa = root / NUMA
         numa.write_text(numa.read_text().replace("import os\n", "import os\n\nfrom sglang.srt.utils import "
-                                                 "get_cpu_ids_by_node\n") + "\n\n" + _as_function(text, *THREADS))
-        text = _wrapper(text, method, "numa_utils", params, result)
+                                                 "get_cpu_ids_by_node\n") + "\n\n" + as_function(text, *THREADS))
+        text = with_wrapper(text, method, "numa_utils", params, result)
         text = text.replace("get_cpu_ids_by_node, is_hip\n", "is_hip, numa_utils\n")
     else:
         method, params, result = MOE_CHECK
@@ -66,8 +66,8 @@ def _extract(root: Path, name: str) -> None:
         (target.parent / "__init__.py").write_text("")
         target.write_text('"""MoE expert-parallel checks, moved out of ModelRunner."""\n\n'
                           "from sglang.srt.environ import envs\nfrom sglang.srt.utils import get_bool_env_var, is_hip\n\n"
-                          + MOVED_GLOBALS + "\n\n" + _as_function(text, *MOE_CHECK))
-        text = _wrapper(text, method, "moe_ep_setup", params, result)
+                          + MOVED_GLOBALS + "\n\n" + as_function(text, *MOE_CHECK))
+        text = with_wrapper(text, method, "moe_ep_setup", params, result)
         text = text.replace("from sglang.srt.environ import envs\n",
                             "from sglang.srt.model_executor.model_runner_components import moe_ep_setup\n")
         text = text.replace("get_bool_env_var, get_cpu_ids_by_node, is_hip\n", "get_cpu_ids_by_node\n")

@@ -3,10 +3,11 @@
 Every variant (tests/variants.py) must end in one of two ways:
 - "equivalent": the codemod (all four steps, in process) produced output, and the harness (in
   process, original variant tree against that output) says equivalent with full branch
-  coverage in both versions;
+  coverage in both versions, every input it reads varied (the preset's by name, any other by
+  the generic world), nothing reached that only a stub stands for;
 - "refused": the codemod raised `Refusal`, whose message names the runner file, a line inside
   the method (decorators included) and every construct the variant's edits put there.
-Anything else is "divergent": a harness divergence or an input it does not cover after the
+Anything else is "divergent": a harness divergence or a value it could not model after the
 codemod produced output, a load error, a codemod crash, a refusal that does not say where
 and what.  A cosmetic variant must come out equivalent.
 
@@ -90,12 +91,11 @@ def check_refusal(variant: Variant, root: Path, error) -> str | None:
 
 
 class Evaluator:
-    """Holds the harness state shared by all variants of one process (configurations)."""
+    """Evaluates variants with `examples` open-ended configurations per input set (the preset's
+    hints are computed once per set and process)."""
 
     def __init__(self, examples: int = EXAMPLES):
-        from equivalence.presets.kv_dtype.pairs import ConfigSpace
-
-        self.space = ConfigSpace(None, examples)
+        self.examples = examples
 
     def evaluate(self, variant: Variant) -> Outcome:
         start = time.perf_counter()
@@ -107,10 +107,9 @@ class Evaluator:
 
     def _evaluate(self, variant: Variant, work: Path) -> Outcome:
         from codemods.extract_kv_dtype import Refusal, refactor, write_plan
-        from equivalence.presets.kv_dtype.loader import LoadError, load_version
-        from equivalence.presets.kv_dtype.observe import install_log_capture
-        from equivalence.presets.kv_dtype.pairs import run_pair
-        from equivalence.presets.kv_dtype.report import pair_json
+        from equivalence.engine.load import LoadError
+        from equivalence.presets.kv_dtype.check import check
+        from equivalence.presets.kv_dtype.subject import load_version
 
         work = work.resolve()
         before = variant.write(work / "before")
@@ -134,18 +133,11 @@ class Evaluator:
             v_after = load_version(after, "codemod")
         except (LoadError, OSError) as e:
             return Outcome(variant.id, DIVERGENT, f"harness could not load: {e}", **comments)
-        restore = install_log_capture([v_before, v_after])
-        try:
-            result = run_pair(v_before, v_after, self.space, {})
-        finally:
-            restore()
-        report = pair_json(result)
+        report = check([v_before, v_after], [(v_before, v_after)], examples=self.examples)["pairs"][0]
         problems = []
-        if result.uncovered:
-            problems.append(f"inputs not covered (the codemod should have refused): {result.uncovered}")
-        for d in report["divergences"]:
-            if d["kind"] != "input-not-covered":
-                problems.append(f"{d['kind']} x{d['count']}: {d['example']} before={d['before']} after={d['after']}")
+        for d in report["divergences"] + report["not_modelled"]:
+            problems.append(f"{d['kind']} x{d['count']}: {d.get('example', d.get('globals'))} "
+                            f"before={d.get('before')} after={d.get('after')}")
         for side, cov in report["coverage"].items():
             if cov["hit"] != cov["branches"] or cov["missed"]:
                 problems.append(f"{side} branch coverage {cov['hit']}/{cov['branches']}, missed {cov['missed']}")
@@ -153,7 +145,7 @@ class Evaluator:
             problems.append("no branch coverage measured")
         if problems:
             return Outcome(variant.id, DIVERGENT, "; ".join(problems), **comments)
-        return Outcome(variant.id, EQUIVALENT, f"{len(result.configs)} configs", **comments)
+        return Outcome(variant.id, EQUIVALENT, f"{report['configs']} configs", **comments)
 
 
 _WORKER: Evaluator | None = None

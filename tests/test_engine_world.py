@@ -12,7 +12,8 @@ from equivalence.engine.coverage import BranchTracer
 from equivalence.engine.explore import explore, size
 from equivalence.engine.load import Caller
 from equivalence.engine.observe import Observation
-from equivalence.engine.standins import CURRENT, Environ, StandIn, key_of
+from equivalence.engine.standins import CURRENT, Environ, StandIn
+from equivalence.engine.world import key_of
 from equivalence.engine.world import ABSENT, NONE, OPAQUE, Domains, World, canon, seq, value
 
 
@@ -33,7 +34,7 @@ def test_attributes_calls_and_items_are_child_keys_recorded_as_events(world):
     got = obj.hf_config.quantization_config.get("weight_block_size", None)
     assert key_of(got) == "self.model_config.hf_config.quantization_config.get('weight_block_size', None)"
     assert key_of(got[0]) == f"{key_of(got)}[0]"
-    assert world.events == [("call", "self.model_config.hf_config.quantization_config.get", "'weight_block_size', None")]
+    assert world.events == [("call", "self.model_config.hf_config.quantization_config.get", ("weight_block_size", None), ())]
     assert obj.hf_config is obj.hf_config  # one object per key: `is` works
     assert repr(obj) == f"{obj}" == "<self.model_config>"
 
@@ -112,7 +113,7 @@ def _runner(code):
     domains = Domains()
     seen = {}  # the configuration (every key read) -> what the code returned or raised
 
-    def run(config):
+    def run(config, seed=None):
         w = World(domains, config, frozenset(), ((), ()))
         CURRENT.append(w)
         try:
@@ -122,7 +123,7 @@ def _runner(code):
         finally:
             CURRENT.pop()
         seen[frozenset(w.read.items())] = result
-        return w.read, w.touched
+        return w.read, w.read, w.touched
 
     return run, domains, seen
 
@@ -145,7 +146,7 @@ def test_exploration_reaches_a_path_that_needs_several_values():
 def test_exploration_stops_at_the_budget():
     run, domains, _ = _runner(lambda w: [w.value(f"k{i}") + 0 for i in range(6)])
     explored = explore(run, domains, [{}], 20)
-    assert explored.budget_reached and len(explored.configs) == 20
+    assert explored.budget_reached and len(explored.configs) == 21  # the seed, then 20 more
 
 
 # --- comparison rules ----------------------------------------------------------------------
@@ -162,26 +163,26 @@ CALLER = Caller(applied={("set", "self.cpu")}, eager={"self.model", "self.tp_ran
 
 
 def test_rules():
-    assert classify(obs([SET, LOG], state=[("cpu", 3)]), obs([SET, LOG], state=[("cpu", 3)]), CALLER, set()) == EQUAL
-    assert classify(obs([SET, LOG], state=[("cpu", 3)]), obs([LOG, SET], state=[("cpu", 3)]), CALLER, set()) == DEFERRED
+    assert classify(obs([SET, LOG], state=[("cpu", 3)]), obs([SET, LOG], state=[("cpu", 3)]), CALLER, {}) == EQUAL
+    assert classify(obs([SET, LOG], state=[("cpu", 3)]), obs([LOG, SET], state=[("cpu", 3)]), CALLER, {}) == DEFERRED
     err = ("KeyError", "1", None)
-    assert classify(obs([SET], err, [("cpu", 3)]), obs([], err), CALLER, set()) == DEFERRED
+    assert classify(obs([SET], err, [("cpu", 3)]), obs([], err), CALLER, {}) == DEFERRED
     other = ("set", "self.other", 1)
-    assert classify(obs([other, LOG]), obs([LOG, other]), CALLER, set()) == "different-effect-order"
-    assert classify(obs([SET]), obs([("set", "self.cpu", 4)]), CALLER, set()) == "different-writes"
-    assert classify(obs([LOG]), obs([("log", "WARNING", "x")]), CALLER, set()) == "different-logs"
-    assert classify(obs([]), obs([], returned=1), CALLER, set()) == "different-return"
-    assert classify(obs([]), obs([], err), CALLER, set()) == "different-outcome"
+    assert classify(obs([other, LOG]), obs([LOG, other]), CALLER, {}) == "different-effect-order"
+    assert classify(obs([SET]), obs([("set", "self.cpu", 4)]), CALLER, {}) == "different-writes"
+    assert classify(obs([LOG]), obs([("log", "WARNING", "x")]), CALLER, {}) == "different-logs"
+    assert classify(obs([]), obs([], returned=1), CALLER, {}) == "different-return"
+    assert classify(obs([]), obs([], err), CALLER, {}) == "different-outcome"
 
 
 def test_eager_reads_and_calls_are_classified_only_up_front():
     missing = ("AttributeError", "no model", "model")
-    assert classify(obs([LOG]), obs([], missing), CALLER, {"self.model"}) == EAGER
-    assert classify(obs([LOG]), obs([], missing), CALLER, set()) == "different-outcome"  # not absent
-    assert classify(obs([LOG]), obs([LOG], missing), CALLER, {"self.model"}) == "different-outcome"  # after an effect
-    call = ("call", "self.spec.is_dflash", "")
-    assert classify(obs([LOG]), obs([call, LOG]), CALLER, set()) == EAGER
-    assert classify(obs([LOG]), obs([("call", "self.other", ""), LOG]), CALLER, set()) == "different-calls"
+    assert classify(obs([LOG]), obs([], missing), CALLER, {"self.model": ABSENT}) == EAGER
+    assert classify(obs([LOG]), obs([], missing), CALLER, {}) == "different-outcome"  # not absent
+    assert classify(obs([LOG]), obs([LOG], missing), CALLER, {"self.model": ABSENT}) == "different-outcome"  # after an effect
+    call = ("call", "self.spec.is_dflash", (), ())
+    assert classify(obs([LOG]), obs([call, LOG]), CALLER, {}) == EAGER
+    assert classify(obs([LOG]), obs([("call", "self.other", (), ()), LOG]), CALLER, {}) == "different-calls"
 
 
 def test_deferred_trace_collapses_repeated_writes_at_the_first_place():

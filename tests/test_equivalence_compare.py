@@ -1,27 +1,33 @@
-"""The comparison and classification rules: expected differences are classified, real ones are not."""
+"""The comparison and classification rules on the kv preset's effects: expected differences are
+classified, real ones are not (the wrapper applies kv_cache_dtype and records the string)."""
 
 from __future__ import annotations
 
 import torch
 
-from equivalence.presets.kv_dtype.compare import DEFERRED, EAGER, EQUAL, NOT_MODELLED, classify
-from equivalence.presets.kv_dtype.observe import Observation
+from equivalence.engine.compare import DEFERRED, EAGER, EQUAL, NOT_MODELLED, classify
+from equivalence.engine.load import Caller
+from equivalence.engine.observe import Observation
+from equivalence.engine.world import ABSENT
 
 BF16, FP8 = torch.bfloat16, torch.float8_e4m3fn
 
 
 def obs(events, kv=FP8, exception=None, state=None, not_modelled=()):
-    state = state if state is not None else (("kv_cache_dtype", kv), ("server_args.kv_cache_dtype", "fp8_e4m3"))
-    return Observation(tuple(events), kv, "fp8_e4m3", exception, tuple(state), tuple(not_modelled))
+    state = state if state is not None else (("kv_cache_dtype", kv),)
+    return Observation(tuple(events), exception, None, tuple(state), tuple(not_modelled))
 
 
 LOG = ("log", "INFO", "KV cache dtype: torch.float8_e4m3fn")
-SET = ("set", "kv_cache_dtype", FP8)
-REC = ("record", "fp8_e4m3")
+SET = ("set", "self.kv_cache_dtype", FP8)
+RECORD = "self._record_kv_cache_dtype"
+REC = ("call", RECORD, ("fp8_e4m3",), ())
+APPLIED = {("set", "self.kv_cache_dtype"), ("call", RECORD)}
 
 
 def check(before, after, absent=frozenset(), eager=frozenset()):
-    return classify(before, after, "auto", set(absent), set(eager))
+    caller = Caller(applied=APPLIED, eager={f"self.{a}" for a in eager})
+    return classify(before, after, caller, {f"self.{a}": ABSENT for a in absent})
 
 
 def test_identical_runs_are_equal():
@@ -33,8 +39,8 @@ def test_writes_moved_after_the_other_effects_are_deferred_writes():
 
 
 def test_repeated_writes_collapse_to_the_last_one():
-    before = obs([("set", "kv_cache_dtype", FP8), LOG, ("set", "kv_cache_dtype", BF16)], kv=BF16)
-    after = obs([LOG, ("set", "kv_cache_dtype", BF16)], kv=BF16)
+    before = obs([("set", "self.kv_cache_dtype", FP8), LOG, ("set", "self.kv_cache_dtype", BF16)], kv=BF16)
+    after = obs([LOG, ("set", "self.kv_cache_dtype", BF16)], kv=BF16)
     assert check(before, after) == DEFERRED
 
 
@@ -43,7 +49,7 @@ def test_reordered_record_and_write_is_not_deferred_writes():
 
 
 def test_two_record_calls_reordered_are_not_deferred_writes():
-    r1, r2 = ("record", "a"), ("record", "b")
+    r1, r2 = ("call", RECORD, ("a",), ()), ("call", RECORD, ("b",), ())
     assert check(obs([SET, r1, r2]), obs([SET, r2, r1])) not in (EQUAL, DEFERRED, EAGER)
 
 
@@ -57,8 +63,8 @@ def test_a_different_log_is_a_divergence():
 
 def test_writes_dropped_on_exception_are_deferred_writes():
     err = ("KeyError", "torch.float8_e5m2fnuz", None)
-    before = obs([SET], exception=err, state=(("kv_cache_dtype", FP8), ("server_args.kv_cache_dtype", "auto")))
-    after = obs([], kv="<absent>", exception=err, state=(("server_args.kv_cache_dtype", "auto"),))
+    before = obs([SET], exception=err, state=(("kv_cache_dtype", FP8),))
+    after = obs([], exception=err, state=())
     assert check(before, after) == DEFERRED
 
 
@@ -70,7 +76,7 @@ def test_a_different_exception_is_a_divergence():
 
 def test_attribute_error_on_an_absent_attribute_read_up_front_is_eager_read():
     before = obs([SET, LOG])
-    after = obs([], kv="<absent>", exception=("AttributeError", "no model", "model"))
+    after = obs([], exception=("AttributeError", "no model", "model"), state=())
     assert check(before, after, absent={"model"}, eager={"model"}) == EAGER
     # not read up front by the new call site, or not absent in the configuration: divergence
     assert check(before, after, absent={"model"}, eager=set()) not in (EQUAL, DEFERRED, EAGER)
@@ -79,12 +85,12 @@ def test_attribute_error_on_an_absent_attribute_read_up_front_is_eager_read():
 
 def test_eager_read_needs_the_after_version_to_fail_before_any_effect():
     before = obs([SET, LOG])
-    after = obs([LOG], kv="<absent>", exception=("AttributeError", "no model", "model"))
+    after = obs([LOG], exception=("AttributeError", "no model", "model"), state=())
     assert check(before, after, absent={"model"}, eager={"model"}) not in (EQUAL, DEFERRED, EAGER)
 
 
 def test_unmodelled_input_never_passes():
-    a = obs([SET], not_modelled=("stub.sglang.srt.utils.is_hip",))
+    a = obs([SET], not_modelled=("sglang.srt.utils.is_hip",))
     assert check(a, a) == NOT_MODELLED
 
 

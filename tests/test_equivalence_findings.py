@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from equivalence.presets.kv_dtype.findings import FP4, KEYERROR, collect
-from equivalence.presets.kv_dtype.loader import load_version
-from equivalence.presets.kv_dtype.observe import Session, install_log_capture
-from equivalence.presets.kv_dtype.pairs import ConfigSpace
+from equivalence.engine.observe import Session, capture_logs
+from equivalence.engine.world import Domains
+from equivalence.presets.kv_dtype import hints as presets
+from equivalence.presets.kv_dtype.check import dflash_inputs, literals
+from equivalence.presets.kv_dtype.findings import FP4, KEYERROR, FindingSets, Observed, collect
+from equivalence.presets.kv_dtype.subject import load_version
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "trees"
 
@@ -16,13 +18,16 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "trees"
 def test_a_version_without_observations_is_run_not_counted_as_fixed():
     before = load_version(FIXTURES / "record_call", "before")
     after = load_version(FIXTURES / "record_call_after", "after")
-    restore = install_log_capture([before, after])
+    restore = capture_logs([before, after])
     try:
-        literals = list(dict.fromkeys(before.shape.literals + after.shape.literals))
-        configs = ConfigSpace(None, 10).configs(literals, set())
-        sb = Session(before)
-        observed = {c: sb.run(c) for c in configs}
-        findings = collect([("before", sb, observed), ("after", Session(after), {})], configs, literals, set())
+        words = literals([before, after])
+        hints = presets.hints(words, dflash_inputs([before, after]), None, 10)
+        domains = Domains.from_hints(hints)
+        sb, sa = Session(before, domains, hints=hints), Session(after, domains, hints=hints)
+        configs = [frozenset(s.items()) for s in hints.seeds]
+        observed = {c: sb.observe(dict(c)) for c in configs}
+        findings = collect([Observed("before", sb.observe, observed), Observed("after", sa.observe, {})],
+                           FindingSets(configs), words)
     finally:
         restore()
     by_id = {f.id: f for f in findings}

@@ -39,9 +39,9 @@ def test_fix_pairs_follow_step_4(fixed_report):
 @pytest.mark.parametrize("index,finding,count", [(4, KEY, 30), (5, FP4, 90)], ids=["kv-str-lookup", "fp4-fallback"])
 def test_delta_is_exactly_the_finding(fixed_report, index, finding, count):
     pair = fixed_report[1]["pairs"][index]
-    assert pair["intended"] == {"finding": finding, "finding_configs": count, "delta_configs": count,
+    assert pair["intended"] == [{"finding": finding, "finding_configs": count, "delta_configs": count,
                                 "equal": True, "not_as_specified": 0, "outside_finding": 0,
-                                "finding_unchanged": 0, "finding_configs_after": 0}
+                                "finding_unchanged": 0, "finding_configs_after": 0}]
     assert pair["divergences"] == []
     assert [(c["kind"], c["count"]) for c in pair["classified"]] == [("intended-difference", count)]
 
@@ -49,8 +49,8 @@ def test_delta_is_exactly_the_finding(fixed_report, index, finding, count):
 def test_the_same_count_as_the_finding_on_the_original(fixed_report):
     report = fixed_report[1]
     fixed = {f["id"]: f for f in report["fixed_findings"]}
-    assert fixed[FP4]["configs"] == report["pairs"][5]["intended"]["finding_configs"] == 90
-    assert fixed[KEY]["configs"] == report["pairs"][4]["intended"]["finding_configs"] == 30
+    assert fixed[FP4]["configs"] == report["pairs"][5]["intended"][0]["finding_configs"] == 90
+    assert fixed[KEY]["configs"] == report["pairs"][4]["intended"][0]["finding_configs"] == 30
 
 
 def test_findings_disappear_and_keyerror_becomes_a_clear_valueerror(fixed_report):
@@ -97,8 +97,8 @@ def test_over_broad_fix_is_an_unintended_divergence(step4, tmp_path):
                     "kv_cache_dtype = torch.bfloat16", "kv_cache_dtype = torch.float16")
     code, pair = check(step4, broad, FP4, tmp_path)
     assert code == 1 and pair["verdict"] == "divergent"
-    assert pair["intended"]["finding_configs"] == 90 and not pair["intended"]["equal"]
-    assert pair["intended"]["outside_finding"] > 0 and pair["intended"]["finding_unchanged"] == 0
+    assert pair["intended"][0]["finding_configs"] == 90 and not pair["intended"][0]["equal"]
+    assert pair["intended"][0]["outside_finding"] > 0 and pair["intended"][0]["finding_unchanged"] == 0
     (div,) = pair["divergences"]
     assert div["kind"] == "unintended-divergence" and div["example"]["server_args.kv_cache_dtype"] == "bf16"
     assert (div["before"]["kv_cache_dtype"], div["after"]["kv_cache_dtype"]) == ("torch.bfloat16", "torch.float16")
@@ -109,13 +109,13 @@ def test_a_fix_that_changes_nothing_is_incomplete(step4, tmp_path):
     code, pair = check(step4, same, FP4, tmp_path)
     assert code == 1
     assert {d["kind"]: d["count"] for d in pair["divergences"]} == {"fix-incomplete": 90, "finding-still-holds": 90}
-    assert pair["intended"]["delta_configs"] == 0 and not pair["intended"]["equal"]
+    assert pair["intended"][0]["delta_configs"] == 0 and not pair["intended"][0]["equal"]
 
 
 def test_the_right_fix_for_the_wrong_finding_diverges(step4, tmp_path):
     fixed = variant(step4, tmp_path, ["fp4-fallback"])
     code, pair = check(step4, fixed, KEY, tmp_path)
-    assert code == 1 and pair["intended"]["delta_configs"] == 90 and pair["intended"]["finding_configs"] == 30
+    assert code == 1 and pair["intended"][0]["delta_configs"] == 90 and pair["intended"][0]["finding_configs"] == 30
 
 
 @pytest.mark.parametrize("old,new", [
@@ -132,14 +132,14 @@ def test_a_lookup_fix_that_is_not_a_clear_valueerror_diverges(step4, tmp_path, o
     wrong = variant(step4, tmp_path, [], old, new)
     code, pair = check(step4, wrong, KEY, tmp_path)
     assert code == 1 and pair["verdict"] == "divergent"
-    assert pair["intended"]["not_as_specified"] == 30
+    assert pair["intended"][0]["not_as_specified"] == 30
     assert {d["kind"]: d["count"] for d in pair["divergences"]} == {"fix-not-as-specified": 30}
 
 
 def test_the_lookup_fix_names_the_dtype_and_the_accepted_ones(step4, tmp_path):
     fixed = variant(step4, tmp_path, ["kv-str-lookup"])
     code, pair = check(step4, fixed, KEY, tmp_path)
-    assert code == 0 and pair["intended"]["equal"] and pair["intended"]["not_as_specified"] == 0
+    assert code == 0 and pair["intended"][0]["equal"] and pair["intended"][0]["not_as_specified"] == 0
 
 
 @pytest.mark.parametrize("argv", [
@@ -149,3 +149,20 @@ def test_the_lookup_fix_names_the_dtype_and_the_accepted_ones(step4, tmp_path):
 def test_bad_usage_exits_2(argv, capsys):
     assert main(argv) == 2
     assert "usage:" in capsys.readouterr().err
+
+
+def test_an_extraction_and_both_fixes_in_one_jump(step4, tmp_path):
+    """A PR that extracts and fixes at once: the extraction's own differences stay classified,
+    each fix's delta is its finding, nothing else differs."""
+    fixed = variant(step4, tmp_path, ["kv-str-lookup", "fp4-fallback"])
+    out = tmp_path / "r.json"
+    code = main([str(release_root("0.5.15.post1")), str(fixed), "--intended", KEY, "--intended", FP4,
+                 "--json", str(out)])
+    report = json.loads(out.read_text())
+    (pair,) = report["pairs"]
+    assert code == 0 and pair["divergences"] == [], pair["divergences"]
+    kinds = {c["kind"]: c["count"] for c in pair["classified"]}
+    assert kinds["intended-difference"] == 120 and set(kinds) <= {"intended-difference", "deferred-writes", "eager-read"}
+    assert [(i["finding"], i["equal"], i["delta_configs"]) for i in pair["intended"]] == [(KEY, True, 30), (FP4, True, 90)]
+    assert all(c["missed"] == [] for c in pair["coverage"].values())
+    assert {f["id"] for f in report["fixed_findings"]} == {KEY, FP4}

@@ -85,33 +85,37 @@ def test_real_difference_is_divergent_with_the_right_minimal_example(divergent):
     assert d["before"]["kv_cache_dtype"] == "torch.float8_e4m3fn" and d["after"]["kv_cache_dtype"] == "torch.bfloat16"
 
 
-def test_unknown_input_is_not_covered_exit_2(tmp_path, capsys):
+def test_an_input_the_preset_does_not_name_is_varied_not_reported(tmp_path, capsys):
+    """`self.server_args.tp_size`, read by the before version only, is a key of the world like
+    any other: the harness varies it and finds the difference (exit 1), with its example."""
     for name in ("record_call", "record_call_after"):
         shutil.copytree(FIXTURES / name, tmp_path / name)
     p = tmp_path / "record_call" / RUNNER
     p.write_text(p.read_text().replace('elif self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):',
                                        'elif self.server_args.tp_size > 1 or self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):'))
     out = tmp_path / "r.json"
-    assert main([str(tmp_path / "record_call"), str(tmp_path / "record_call_after"), "--json", str(out)]) == 2
-    report = json.loads(out.read_text())
-    d = next(d for d in report["pairs"][0]["divergences"] if d["kind"] == "input-not-covered")
-    assert "self.server_args.tp_size" in d["inputs"]
-    assert report["verdict"] != "equivalent"
+    assert main([str(tmp_path / "record_call"), str(tmp_path / "record_call_after"), "--json", str(out),
+                 "--examples", "10"]) == 1
+    pair = json.loads(out.read_text())["pairs"][0]
+    assert "self.server_args.tp_size" in pair["inputs"] and 2 in pair["inputs"]["self.server_args.tp_size"]
+    d = pair["divergences"][0]
+    assert d["example"]["self.server_args.tp_size"] == 2 and d["before"] != d["after"]
 
 
-def test_real_divergences_win_over_an_uncovered_input_exit_1(tmp_path, capsys):
-    """Not covering an input must not turn a run with real divergences into 'could not check' (2)."""
+def test_real_divergences_win_over_an_input_not_modelled_exit_1(tmp_path, capsys):
+    """A stub reached where no key stands for it makes a check incomplete (exit 2), but must not
+    turn a run with real divergences into 'could not check': exit 1, both reported."""
     shutil.copytree(FIXTURES / "record_call", tmp_path / "before")
     shutil.copytree(FIXTURES / "record_call_after_case_bug", tmp_path / "after")
     p = tmp_path / "before" / RUNNER
     p.write_text(p.read_text().replace('elif self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):',
-                                       'elif self.server_args.tp_size > 1 or self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):'))
+                                       'elif globals()["get_available_gpu_memory"]() and self.server_args.kv_cache_dtype in ("bf16", "bfloat16"):'))
     out = tmp_path / "r.json"
-    assert main([str(tmp_path / "before"), str(tmp_path / "after"), "--json", str(out)]) == 1
-    kinds = {d["kind"] for d in json.loads(out.read_text())["pairs"][0]["divergences"]}
-    assert "input-not-covered" in kinds and kinds - {"input-not-covered"}
+    assert main([str(tmp_path / "before"), str(tmp_path / "after"), "--json", str(out), "--examples", "10"]) == 1
+    pair = json.loads(out.read_text())["pairs"][0]
+    assert pair["not_modelled"] and pair["divergences"] and pair["verdict"] == "divergent"
     err = capsys.readouterr().err
-    assert "not covered" in err and "divergent" in err
+    assert "not modelled" in err and "divergent" in err
 
 
 def test_bad_usage_and_unloadable_tree_exit_2(capsys):
@@ -133,7 +137,7 @@ def test_dflash_fixture_step_by_step(tmp_path):
 
 def test_a_surviving_mutant_fails_the_run(monkeypatch, capsys):
     """--mutants is a self-check: if the harness misses a mutant, its 'equivalent' is not trusted."""
-    import equivalence.presets.kv_dtype.run as run
+    import equivalence.presets.kv_dtype.check as run
 
     monkeypatch.setattr(run, "run_mutants", lambda *a: {
         "total": 2, "killed": 1,

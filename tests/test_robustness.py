@@ -135,9 +135,10 @@ def test_a_divergent_codemod_is_caught(tmp_path, monkeypatch):
     assert outcome.kind == DIVERGENT and "fp8_e5m2" in outcome.detail
 
 
-def test_an_unmapped_read_passed_through_is_divergent(monkeypatch):
-    """If the codemod let `self.server_args.tp_size` through, the harness cannot vary it: the
-    outcome must be divergent (input not covered), never equivalent."""
+def test_an_unmapped_read_is_varied_not_reported(monkeypatch):
+    """`self.server_args.tp_size` is no input the preset names: if a codemod let it through, the
+    harness varies it like any other read (no "input not covered"): here the code is unchanged
+    but for a comment, and is proven equivalent."""
     import codemods.extract_kv_dtype as api
     from codemods.refactoring.pipeline import Plan
     from tests.robustness import Evaluator
@@ -151,4 +152,30 @@ def test_an_unmapped_read_passed_through_is_divergent(monkeypatch):
 
     monkeypatch.setattr(api, "refactor", pass_through)
     outcome = Evaluator(examples=5).evaluate(_variant("record_call:unmapped-self-read"))
-    assert outcome.kind == DIVERGENT and "not covered" in outcome.detail and "tp_size" in outcome.detail
+    assert outcome.kind == EQUIVALENT, outcome.detail
+
+
+@pytest.mark.parametrize("attribute", ["model_dtype", "torch_dtype"])
+def test_a_renamed_read_is_proven(tmp_path, attribute):
+    """The method reads `self.dtype` under another name: the preset's hints do not name it, the
+    world varies it, and the extraction (by hand, as the wrapper passes it) is equivalent."""
+    import json
+    import shutil
+
+    from equivalence.cli import main
+    from tests.variants import FIXTURES, RUNNER
+
+    trees = {}
+    for name, old, new in (("record_call", "self.kv_cache_dtype = self.dtype", f"self.kv_cache_dtype = self.{attribute}"),
+                           ("record_call_after", "model_dtype=self.dtype", f"model_dtype=self.{attribute}")):
+        trees[name] = tmp_path / name
+        shutil.copytree(FIXTURES / name, trees[name])
+        runner = trees[name] / RUNNER
+        assert old in runner.read_text()
+        runner.write_text(runner.read_text().replace(old, new))
+    out = tmp_path / "r.json"
+    assert main([str(trees["record_call"]), str(trees["record_call_after"]), "--json", str(out),
+                 "--examples", "10"]) == 0
+    pair = json.loads(out.read_text())["pairs"][0]
+    assert pair["inputs"][f"self.{attribute}"][0] == "<stand-in>"  # varied by the world, the preset not naming it
+    assert all(c["missed"] == [] for c in pair["coverage"].values())

@@ -31,8 +31,8 @@ def assert_same_but_wrapper_position(split: str, full: str, split_after: str, fu
 
 def assert_equivalent(before: Path, after: Path) -> None:
     """The equivalence harness on the two trees (a quick run: few generated examples)."""
-    from equivalence.presets.kv_dtype.loader import load_version
-    from equivalence.presets.kv_dtype.run import check
+    from equivalence.presets.kv_dtype.check import check
+    from equivalence.presets.kv_dtype.subject import load_version
 
     a, b = load_version(before, "one run"), load_version(after, "split run")
     report = check([a, b], [(a, b)], examples=10)

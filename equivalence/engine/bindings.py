@@ -18,24 +18,6 @@ def _module_level(tree: ast.Module):
         stack.extend((c, c if isinstance(c, ast.stmt) else stmt) for c in ast.iter_child_nodes(node))
 
 
-def bindings(tree: ast.Module, name: str) -> list[ast.stmt]:
-    """The statements that bind `name` as a module global (including `global name` in a
-    function), in source order."""
-    out = []
-    for node, stmt in _module_level(tree):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.append(stmt)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
-                out.append(stmt)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            out.append(stmt)
-        elif isinstance(node, ast.ExceptHandler) and node.name == name:
-            out.append(stmt)
-    out += [n for n in ast.walk(tree) if isinstance(n, ast.Global) and name in n.names]
-    return sorted(set(out), key=lambda n: (n.lineno, n.col_offset))
-
-
 def binding_index(tree: ast.Module) -> dict[str, list[ast.stmt]]:
     """`bindings` for every module global at once (one walk of the module)."""
     out: dict[str, list[ast.stmt]] = {}

@@ -10,15 +10,16 @@ a mutant is killed when the pair is divergent.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import progress
 from .load import LoadError, Version, load
 from .mutate import mutants_of
 from .observe import capture_logs
-from .pairs import BUDGET, PairResult, run_pair
+from .pairs import BUDGET, Pair, PairResult, run_pair
 from .report import build
 from .static_check import StaticCheckError, StaticReport, static_check
+from .world import Domains
 
 MUTANTS = 30  # generated per check (mutate.py selects them spread across kinds)
 
@@ -26,22 +27,25 @@ MUTANTS = 30  # generated per check (mutate.py selects them spread across kinds)
 @dataclass(frozen=True)
 class Method:
     """What to check: CLASS.METHOD in the file `source_rel` of each tree (and the extracted
-    function's name when it differs from the method's)."""
+    function's name when it differs from the method's); `real_inputs`: real modules a preset
+    makes inputs (`{"torch": "torch"}`)."""
 
     class_name: str
     method_name: str
     source_rel: str
     function_name: str | None = None
+    real_inputs: dict = field(default_factory=dict, hash=False)
 
     def load(self, root, label: str, overrides: dict | None = None) -> Version:
-        return load(root, label, self.source_rel, self.class_name, self.method_name, self.function_name, overrides)
+        return load(root, label, self.source_rel, self.class_name, self.method_name, self.function_name, overrides,
+                    self.real_inputs)
 
 
 def check(versions: list[Version], pairs: list[tuple[Version, Version]], method: Method, mutants: bool = False,
           budget: int = BUDGET) -> dict:
     restore = capture_logs(versions)
     try:
-        results = [(run_pair(b, a, budget=budget), _static(b, a))
+        results = [(run_pair(Pair(b, a, Domains()), budget=budget), static_of(b, a))
                    for b, a in progress.each("pair", pairs, lambda p: f"{p[0].label} -> {p[1].label}")]
         mutant_report = run_mutants(results[-1][0], method, budget) if mutants else None
     finally:
@@ -49,7 +53,8 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], method:
     return build(results, mutant_report)
 
 
-def _static(before: Version, after: Version) -> StaticReport | str:
+def static_of(before: Version, after: Version) -> StaticReport | str:
+    """The static check of a pair, or why it could not be done."""
     try:
         return static_check(before.ext, after.ext)
     except StaticCheckError as e:
@@ -70,20 +75,19 @@ def run_mutants(result: PairResult, method: Method, budget: int) -> dict:
             continue
         restore = capture_logs([version])
         try:
-            static = _static(before, version)
+            static = static_of(before, version)
             if isinstance(static, StaticReport) and static.divergent:
                 killed += 1
                 continue
-            domains = copy.deepcopy(result.domains)
-            mutant_result = run_pair(before, version, seeds=result.configs, domains=domains, budget=budget,
-                                     coverage=False, stop_at_divergence=True)
+            pair = Pair(before, version, copy.deepcopy(result.domains))
+            outcome = run_pair(pair, result.configs, budget, coverage=False, stop_at_divergence=True)
         finally:
             restore()
-        if mutant_result.divergent:
+        if outcome.divergent:
             killed += 1
         else:
             why = "no divergence found" + (" (a stub it reached is not modelled)"
-                                           if mutant_result.verdict == "inconclusive" else "")
+                                           if outcome.verdict == "inconclusive" else "")
             survivors.append({"id": mutant.id, "description": mutant.description,
-                              "reason": f"{why} over {len(mutant_result.configs)} configurations"})
+                              "reason": f"{why} over {len(outcome.configs)} configurations"})
     return {"total": len(mutants), "killed": killed, "survivors": survivors, "ids": ids}

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from .load import Caller
 from .observe import Observation
+from .world import ABSENT
 
 EQUAL = "equal"
 DEFERRED = "deferred-writes"
 EAGER = "eager-read"
 NOT_MODELLED = "input-not-modelled"
-CLASSIFIED = {DEFERRED, EAGER}
+INTENDED = "intended-difference"  # a fix's delta on the findings it names (a preset's intended.py)
+CLASSIFIED = {DEFERRED, EAGER, INTENDED}
 
 
 def is_divergence(kind: str) -> bool:
@@ -66,8 +68,8 @@ def _state_without(state: tuple, applied: set) -> tuple:
     return tuple((k, v) for k, v in state if k not in attrs)
 
 
-def classify(before: Observation, after: Observation, caller: Caller, absent: set[str]) -> str:
-    """`absent`: the keys the configuration made absent in the after run."""
+def classify(before: Observation, after: Observation, caller: Caller, read: dict) -> str:
+    """`read`: the keys the after run read, with the option each took (absent ones matter)."""
     if before.not_modelled or after.not_modelled:
         return NOT_MODELLED
     if before == after:
@@ -84,16 +86,16 @@ def classify(before: Observation, after: Observation, caller: Caller, absent: se
         if before.exception is not None and \
                 _state_without(before.state, caller.applied) == _state_without(after.state, caller.applied):
             return DEFERRED
-    if _eager_absent(after, a_events, caller, absent):
+    if _eager_absent(after, a_events, caller, read):
         return EAGER
     return kind_of_difference(before, after)
 
 
-def _eager_absent(after: Observation, a_events: tuple, caller: Caller, absent: set[str]) -> bool:
+def _eager_absent(after: Observation, a_events: tuple, caller: Caller, read: dict) -> bool:
     if after.exception is None or after.exception[0] != "AttributeError" or a_events:
         return False
     name = after.exception[2]
-    return any(key in caller.eager and key.rpartition(".")[2] == name for key in absent)
+    return any(read.get(key) == ABSENT and key.rpartition(".")[2] == name for key in caller.eager)
 
 
 def kind_of_difference(before: Observation, after: Observation) -> str:

@@ -18,6 +18,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import progress
 from .world import Domains
 
 
@@ -27,9 +28,13 @@ class Explored:
     budget_reached: bool = False
 
 
-def explore(run: Callable[[dict], tuple[dict, set]], domains: Domains, seeds: list[dict], budget: int,
-            stop: Callable[[], bool] | None = None) -> Explored:
-    """`run(config)` runs both versions and returns (keys read -> option used, keys looked into);
+def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], domains: Domains, seeds: list[dict],
+            budget: int, stop: Callable[[], bool] | None = None) -> Explored:
+    """`run(config, identity)` runs both versions and returns (the configuration as recorded,
+    keys read -> option used, keys looked into); `identity` is a seed's own choices (None for
+    the configurations the exploration adds: their identity is what they read). A seed is a
+    configuration of its own, even where it differs from another only in keys no run reads (a
+    preset's configurations are an exact set); `budget` counts the runs beyond the seeds.
     `stop()` ends the exploration early when it says so."""
     order = itertools.count()
     queue: list = []
@@ -43,31 +48,17 @@ def explore(run: Callable[[dict], tuple[dict, set]], domains: Domains, seeds: li
         frozen = frozenset(config.items())
         if again or frozen not in queued:
             queued.add(frozen)
-            heapq.heappush(queue, (len(config), next(order), config))
+            heapq.heappush(queue, (len(config), next(order), config, None))
 
     def expand(context: dict, key: str, used) -> None:
         for option in domains.options[key]:
             if option != used:
                 push({**context, key: option})
 
-    for seed in seeds:
-        push(seed)
-    while queue:
-        if len(out.configs) >= budget:
-            out.budget_reached = True
-            break
-        _, _, config = heapq.heappop(queue)
-        read, touched = run(config)
-        full = frozenset(read.items())
-        if full in done:
-            continue
-        done.add(full)
-        out.configs.append(read)
-        if stop is not None and stop():
-            break
-        explicit = {k: v for k, v in config.items() if k in read}
+    def follow(explicit: dict, read: dict, touched: set) -> None:
+        """Queue what this run makes worth trying (see the module docstring)."""
         newly = {k for k in touched - touched_ever if k in contexts}
-        touched_ever |= touched
+        touched_ever.update(touched)
         for key, option in read.items():
             if key in explicit or key in domains.fixed:
                 continue
@@ -78,6 +69,27 @@ def explore(run: Callable[[dict], tuple[dict, set]], domains: Domains, seeds: li
             for context in contexts.get(key, []):
                 push(context, again=True)
                 expand(context, key, None)
+
+    for seed in seeds:  # in order, before anything the runs add
+        queue.append((0, next(order), seed, frozenset(seed.items())))
+    with progress.task("configurations", len(queue)) as shown:
+        while queue:
+            if len(out.configs) >= len(seeds) + budget:
+                out.budget_reached = True
+                break
+            _, _, config, seed = heapq.heappop(queue)
+            recorded, read, touched = run(config, seed)
+            identity = seed or frozenset(read.items())
+            if identity in done:
+                continue
+            done.add(identity)
+            out.configs.append(recorded)
+            shown.total = len(out.configs) + len(queue)  # grows as the runs discover keys
+            shown.update(len(out.configs))
+            if stop is not None and stop():
+                break
+            # a seed's choices all stand; an added configuration's only where they were read
+            follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched)
     return out
 
 

@@ -182,15 +182,23 @@ class ModuleGlobals:
             return f"{binding.from_module}:{name}"
         return None
 
+    def imports_only(self, name: str) -> bool:
+        """`name` is bound by `import name` statements only (the real module)."""
+        stmts = self.binding(name)
+        return bool(stmts) and all(isinstance(s, ast.Import) and self._import(name, s).qualname == name
+                                   for s in stmts)
+
     def helper(self, name: str) -> ast.FunctionDef | None:
         stmts = self.binding(name)
         return stmts[-1] if len(stmts) == 1 and isinstance(stmts[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
 def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Module], package: str,
-           helpers_known: set, canonical=lambda qualname: qualname) -> Inputs:
+           helpers_known: set, canonical=lambda qualname: qualname, real_inputs: dict | None = None) -> Inputs:
     """`units`: (module file, node, names local to it) of the code under test; `canonical`
-    follows re-exports (`sglang.srt.utils.is_hip` -> `sglang.srt.utils.common.is_hip`)."""
+    follows re-exports (`sglang.srt.utils.is_hip` -> `sglang.srt.utils.common.is_hip`);
+    `real_inputs`: real modules a preset makes inputs (module name -> key), when the code reads
+    them as bound by `import NAME` only."""
     loaded = {module_name(rel) for rel in trees}
     modules = {rel: ModuleGlobals(rel, tree, loaded, package, helpers_known, canonical) for rel, tree in trees.items()}
     out = Inputs()
@@ -207,6 +215,9 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
             out.helpers.append((rel, helper))
             code.append((rel, helper))
             todo += [(rel, n) for n in sorted(global_reads(helper, {name}))]
+            continue
+        if name in (real_inputs or {}) and module.imports_only(name):
+            out.globals.append(GlobalInput(rel, name, real_inputs[name], imported=True))
             continue
         proxy = module.proxy(name)
         if proxy is not None:

@@ -138,7 +138,9 @@ def exec_module(name: str, filename: str, text: str) -> types.ModuleType:
 
 
 def load(root: Path, label: str, source_rel: str, class_name: str, method_name: str,
-         function_name: str | None = None, overrides: dict[str, str] | None = None) -> Version:
+         function_name: str | None = None, overrides: dict[str, str] | None = None,
+         real_inputs: dict[str, str] | None = None) -> Version:
+    """`real_inputs`: real modules a preset makes inputs (inputs.derive)."""
     overrides = dict(overrides or {})
     try:
         ext = locate(root, source_rel, class_name, method_name, function_name, overrides)
@@ -158,7 +160,8 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
     units += _method_units(ext, cls, modules)
     local = [(source_rel, site_node, set(entry_args))] + [(u.rel, u.node, set()) for u in units if u.role != "call site"]
     try:
-        inputs = derive(local, {rel: ext.tree.parse(rel) for rel in rels}, package, set(HELPERS), ext.tree.canonical)
+        inputs = derive(local, {rel: ext.tree.parse(rel) for rel in rels}, package, set(HELPERS), ext.tree.canonical,
+                        real_inputs)
     except SyntaxError as e:  # already parsed by locate: not expected
         raise LoadError(f"{e.filename}:{e.lineno}: {e.msg}") from None
     return Version(label, Path(root), ext, modules, cls, entry, entry_args, units, inputs, _caller(ext), scope,

@@ -20,7 +20,7 @@ from .faithful import HELPERS, RANK0
 from .load import Version
 from .standins import CURRENT, Environ, OsProxy, traced_class
 from .stubs import StubTouched
-from .world import OPAQUE, NONE, Absent, Domains, World, canon
+from .world import OPAQUE, NONE, Absent, Domains, Hints, World, canon
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -47,23 +47,23 @@ class Observation:
 class Session:
     """A loaded version ready to run configurations in a loop."""
 
-    def __init__(self, version: Version, domains: Domains, pools: tuple = ((), ()), builders: dict | None = None):
+    def __init__(self, version: Version, domains: Domains, pools: tuple = ((), ()), hints: Hints | None = None):
         self.version = version
         self.domains = domains
         self.pools = pools  # (strings, ints) the code compares with
-        self.builders = builders or {}
+        hints = hints or Hints()
         real = {version.ext.method_name}
         self.traced = traced_class(version.cls, real)
         self.globals = []
         for g in version.inputs.globals:
             module = version.modules[g.rel].__dict__
             if g.proxy is None:
-                self.globals.append((module, g.name, g.key, [OPAQUE] if g.imported else [OPAQUE, NONE]))
+                self.globals.append((module, g.name, hints.key(g.key), [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
                 module[g.name] = _proxy(g.proxy, module[g.name])
 
     def run(self, config: dict) -> tuple[Observation, World]:
-        world = World(self.domains, config, self.version.inputs.absent_names, self.pools, self.builders)
+        world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         CURRENT.append(world)
         exception = returned = None
         not_modelled = ()
@@ -88,6 +88,10 @@ class Session:
             CURRENT.pop()
         state = tuple(sorted((k, canon(v)) for k, v in instance.__dict__.items()))
         return Observation(tuple(world.events), exception, returned, state, not_modelled), world
+
+
+    def observe(self, config: dict) -> Observation:
+        return self.run(config)[0]
 
 
 def _proxy(kind: str, current):

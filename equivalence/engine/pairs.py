@@ -4,21 +4,23 @@ branch coverage of both versions."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .compare import EQUAL, NOT_MODELLED, classify, is_divergence
 from .coverage import BranchTracer, Coverage, trace_until_done
 from .explore import explore, size
 from .load import Version
 from .observe import Observation, Session
-from .world import ABSENT, Domains
+from .world import Domains, Hints
 
-BUDGET = 4000  # configurations per pair
+BUDGET = 4000  # configurations per pair, beyond a preset's own
 
 
 @dataclass
 class Difference:
     kind: str
     configs: list[dict] = field(default_factory=list)  # every key read -> the option it took
+    identities: list[frozenset] = field(default_factory=list)  # the configuration as explored
     observations: list[tuple[Observation, Observation]] = field(default_factory=list)
 
 
@@ -31,6 +33,8 @@ class PairResult:
     coverage: dict[str, Coverage]
     domains: Domains  # every key's options, as the exploration left them
     budget_reached: bool
+    observations: dict[str, dict[frozenset, Observation]] = field(default_factory=dict)  # kept on request
+    intended: list[dict] | None = None  # a fix's pair: its findings and delta counts (a preset's)
 
     @property
     def inputs(self) -> dict[str, list[tuple]]:
@@ -52,43 +56,57 @@ class PairResult:
 
 
 class Pair:
-    """Both versions of a pair, run on the same world per configuration."""
+    """Both versions of a pair, run in the same world per configuration. `refine` names a
+    divergence the way a preset's review does; `keep` keeps every observation (findings)."""
 
-    def __init__(self, before: Version, after: Version, domains: Domains, builders: dict | None = None):
+    def __init__(self, before: Version, after: Version, domains: Domains, hints: Hints | None = None,
+                 refine: Callable[[str, Observation, Observation], str] | None = None, keep: bool = False):
         self.before, self.after = before, after
         self.domains = domains
         pools = (tuple(dict.fromkeys(before.inputs.strings + after.inputs.strings)),
                  tuple(dict.fromkeys(before.inputs.numbers + after.inputs.numbers)))
-        self.sessions = {side: Session(v, domains, pools, builders) for side, v in (("before", before), ("after", after))}
+        self.sessions = {side: Session(v, domains, pools, hints) for side, v in (("before", before), ("after", after))}
+        self.refine = refine
+        self.observations = {"before": {}, "after": {}} if keep else {}
         self.differences: dict[str, Difference] = {}
         self.seen: set[frozenset] = set()
 
-    def run(self, config: dict) -> tuple[dict, set]:
+    def run(self, config: dict, identity: frozenset | None = None) -> tuple[dict, dict, set]:
+        """Both versions on `config`: (the configuration as recorded, keys read -> option, keys
+        looked into). `identity`: a seed's own choices (explore.py), else what the runs read."""
         ob, wb = self.sessions["before"].run(config)
         oa, wa = self.sessions["after"].run(config)
-        absent = {k for k, option in wa.read.items() if option == ABSENT}
-        kind = classify(ob, oa, self.after.caller, absent)
         read = {**wb.read, **wa.read}
-        if kind != EQUAL and frozenset(read.items()) not in self.seen:
+        recorded = read if identity is None else {**config, **read}
+        identity = identity or frozenset(read.items())
+        if identity not in self.seen:
+            self.seen.add(identity)
+            self._record(identity, recorded, ob, oa, wa)
+        return recorded, read, wb.touched | wa.touched
+
+    def _record(self, identity: frozenset, config: dict, ob: Observation, oa: Observation, wa) -> None:
+        if self.observations:
+            self.observations["before"][identity], self.observations["after"][identity] = ob, oa
+        kind = classify(ob, oa, self.after.caller, wa.read)
+        if self.refine is not None and is_divergence(kind):
+            kind = self.refine(kind, ob, oa)
+        if kind != EQUAL:
             diff = self.differences.setdefault(kind, Difference(kind))
-            diff.configs.append(read)
+            diff.configs.append(config)
+            diff.identities.append(identity)
             diff.observations.append((ob, oa))
-        self.seen.add(frozenset(read.items()))
-        return read, wb.touched | wa.touched
 
 
-def run_pair(before: Version, after: Version, seeds: list[dict] | None = None, domains: Domains | None = None,
-             budget: int = BUDGET, builders: dict | None = None, coverage: bool = True,
+def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, coverage: bool = True,
              stop_at_divergence: bool = False) -> PairResult:
     """`stop_at_divergence`: a mutant's check, which needs one divergence, not all of them."""
-    domains = domains if domains is not None else Domains()
-    pair = Pair(before, after, domains, builders)
     stop = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else None
-    explored = explore(pair.run, domains, seeds or [{}], budget, stop)
+    explored = explore(pair.run, pair.domains, seeds or [{}], budget, stop)
     covered = {}
     if coverage:
         covered = {side: measure_coverage(pair.sessions[side], explored.configs) for side in ("before", "after")}
-    return PairResult(before, after, explored.configs, pair.differences, covered, domains, explored.budget_reached)
+    return PairResult(pair.before, pair.after, explored.configs, pair.differences, covered, pair.domains,
+                      explored.budget_reached, pair.observations)
 
 
 def measure_coverage(session: Session, configs: list[dict]) -> Coverage:

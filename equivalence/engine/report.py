@@ -4,9 +4,12 @@ and a short terminal summary. Built only from the results; computes nothing itse
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
+from typing import Callable
 
 from .compare import CLASSIFIED, NOT_MODELLED, is_divergence
 from .explore import size
+from .observe import Observation
 from .pairs import PairResult, smallest
 from .static_check import StaticReport, to_markdown
 from .world import describe
@@ -29,6 +32,20 @@ EXPLAIN = {
 }
 
 
+def _example(config: dict) -> dict:
+    return {k: describe(o) for k, o in config.items()}
+
+
+@dataclass
+class Render:
+    """How a report shows a configuration and an observation (a preset names its own)."""
+
+    example: Callable[[dict], dict] = _example
+    summary: Callable[[Observation], dict] = Observation.summary
+    explain: dict = field(default_factory=lambda: EXPLAIN)
+    rank: Callable[[dict], tuple] | None = None  # smaller = simpler (default: fewest non-default choices)
+
+
 def overall(verdicts: list[str]) -> str:
     for verdict in ("divergent", "inconclusive"):
         if verdict in verdicts:
@@ -36,30 +53,36 @@ def overall(verdicts: list[str]) -> str:
     return "equivalent"
 
 
-def _entry(result: PairResult, kind: str) -> dict:
+def _entry(result: PairResult, kind: str, render: Render) -> dict:
     diff = result.differences[kind]
-    i = smallest(diff, result.domains)
+    if render.rank is None:
+        i = smallest(diff, result.domains)
+    else:
+        i = min(range(len(diff.configs)), key=lambda n: (render.rank(diff.configs[n]), n))
     before, after = diff.observations[i]
     config = diff.configs[i]
     options = result.domains.options
     return {
         "kind": kind,
         "count": len(diff.configs),
-        "example": {k: describe(o) for k, o in config.items()},
+        "example": render.example(config),
         "choices": {k: describe(o) for k, o in config.items() if options[k][0] != o},
         "size": size(config, options)[0],
-        "before": before.summary(),
-        "after": after.summary(),
-        **({"explanation": EXPLAIN[kind]} if kind in EXPLAIN else {}),
+        "before": render.summary(before),
+        "after": render.summary(after),
+        **({"explanation": render.explain[kind]} if kind in render.explain else {}),
     }
 
 
-def pair_json(result: PairResult, static: StaticReport | str) -> dict:
-    divergences = [_entry(result, k) for k in sorted(result.differences) if is_divergence(k)]
-    classified = [_entry(result, k) for k in sorted(result.differences) if k in CLASSIFIED]
-    not_modelled = [_entry(result, k) for k in sorted(result.differences) if k == NOT_MODELLED]
+def pair_json(result: PairResult, static: StaticReport | str, render: Render = Render(),
+              judge_static: bool = True) -> dict:
+    """`judge_static`: a changed module global is a divergence (not so for a fix's pair, whose
+    code changes on purpose: running judges its delta)."""
+    divergences = [_entry(result, k, render) for k in sorted(result.differences) if is_divergence(k)]
+    classified = [_entry(result, k, render) for k in sorted(result.differences) if k in CLASSIFIED]
+    not_modelled = [_entry(result, k, render) for k in sorted(result.differences) if k == NOT_MODELLED]
     verdict = result.verdict
-    if isinstance(static, StaticReport) and static.divergent:
+    if judge_static and isinstance(static, StaticReport) and static.divergent:
         changed = [c.to_json() for c in static.constants if not c.equal]
         divergences.append({"kind": "changed-module-global", "count": len(changed), "globals": changed,
                             "explanation": EXPLAIN["changed-module-global"]})
@@ -198,6 +221,15 @@ def missed_lines(p: dict) -> list[str]:
     return [f"  {side}: branches not hit: {'; '.join(c['missed'])}" for side, c in p["coverage"].items() if c["missed"]]
 
 
+def static_lines(p: dict) -> list[str]:
+    """The static check of a pair in one line (or why it was not done)."""
+    static = p["static"]
+    if "residuals" not in static:
+        return [f"  static check not done: {static['error']}"]
+    return [f"  static: {len(static['map'])} mapped, {len(static['residuals'])} residual difference(s)"
+            + ("; a module global changed" if static["divergent"] else "")]
+
+
 def terminal(report: dict) -> str:
     lines = revision_lines(report)
     for p in report["pairs"]:
@@ -206,10 +238,7 @@ def terminal(report: dict) -> str:
             lines.append(f"  {d['kind']} x{d['count']}: " + (_choices(d) if "example" in d else
                                                             ", ".join(g["name"] for g in d.get("globals", []))))
         lines += missed_lines(p)
-        static = p["static"]
-        if "residuals" in static:
-            lines.append(f"  static: {len(static['map'])} mapped, {len(static['residuals'])} residual difference(s)"
-                         + ("; a module global changed" if static["divergent"] else ""))
+        lines += static_lines(p)
     if "mutants" in report:
         m = report["mutants"]
         lines.append(f"mutants: {m['killed']}/{m['total']} killed" + "".join(f"; survived {s['id']}" for s in m["survivors"]))

@@ -18,17 +18,13 @@ from __future__ import annotations
 import os
 import types
 
-from .world import ABSENT, Absent, World, canon, canon_args, value
+from .world import ABSENT, OPAQUE, STANDIN, Absent, World, canon, canon_args, value
 
 CURRENT: list[World] = []  # the world of the run in progress (one at a time)
 
 
 def world() -> World:
     return CURRENT[-1]
-
-
-def key_of(v) -> str | None:
-    return object.__getattribute__(v, "_standin_key") if type(v) is StandIn else None
 
 
 def _k(self) -> str:
@@ -142,7 +138,8 @@ class StandIn:
         if affixes is not None and owner:
             w.demand(owner, "str", affixes)
         described = canon_args(args, kwargs)
-        w.events.append(("call", key, described))
+        w.events.append(("call", key, tuple(canon(a) for a in args),
+                         tuple((k, canon(v)) for k, v in kwargs.items())))
         try:
             return w.value(f"{key}({described})")
         except Absent:  # a call result is never "absent": treat as None
@@ -191,8 +188,14 @@ class StandIn:
     __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _not_implemented("number")
 
 
+STANDIN.append(StandIn)
+
+
 def traced_class(cls: type, real: set[str]) -> type:
     """A subclass of `cls` whose instances answer from the world (see the module docstring)."""
+
+    methods = {name for klass in cls.__mro__ for name, v in vars(klass).items()
+               if isinstance(v, (types.FunctionType, staticmethod, classmethod))}
 
     def __getattribute__(self, name):
         if name in real or (name.startswith("__") and name.endswith("__")):
@@ -201,7 +204,8 @@ def traced_class(cls: type, real: set[str]) -> type:
         if name in state:
             return state[name]
         try:
-            return world().value(f"self.{name}", _self_options(cls, name))
+            # a method of the class is always there and callable: only the stand-in
+            return world().value(f"self.{name}", [OPAQUE] if name in methods else None)
         except Absent:
             raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}", name=name, obj=self) from None
 
@@ -217,18 +221,6 @@ def traced_class(cls: type, real: set[str]) -> type:
                  "__delattr__": __delattr__, "__module__": cls.__module__}
     # Same name as the real class, so that messages naming it compare equal across versions.
     return type(cls.__name__, (cls,), namespace)
-
-
-def _self_options(cls: type, name: str) -> list[tuple] | None:
-    """A method of the class is always there and callable: only the stand-in; other names take
-    the world's defaults."""
-    for klass in cls.__mro__:
-        found = klass.__dict__.get(name)
-        if isinstance(found, (types.FunctionType, staticmethod, classmethod)):
-            from .world import OPAQUE
-
-            return [OPAQUE]
-    return None
 
 
 class Environ:

@@ -20,6 +20,7 @@ mapping key -> option; keys it does not name take their default.
 from __future__ import annotations
 
 import logging
+import re
 import types
 from dataclasses import dataclass, field
 
@@ -36,6 +37,14 @@ def value(v) -> tuple:
 
 def seq(n: int) -> tuple:
     return ("seq", n)
+
+
+STANDIN: list[type] = []  # the StandIn class (standins.py registers it: the two modules use each other)
+
+
+def key_of(v) -> str | None:
+    """The key a stand-in answers for, else None."""
+    return object.__getattribute__(v, "_standin_key") if STANDIN and type(v) is STANDIN[0] else None
 
 
 class Absent(Exception):
@@ -63,16 +72,17 @@ def json_value(v):
     return str(v)
 
 
+PLAIN = (str, bool, int, float, type(None), bytes)
+
+
 def canon(v, depth: int = 0):
     """A value as an event or a key holds it: the same in both versions and in every run (stand-ins
     by their key, containers element by element, other objects by type, never by address)."""
-    from .standins import key_of
-
+    if isinstance(v, PLAIN):
+        return v
     key = key_of(v)
     if key is not None:
         return f"<{key}>"
-    if isinstance(v, (str, bool, int, float, type(None), bytes)):
-        return v
     if depth > 4:
         return f"<{type(v).__name__}>"
     if isinstance(v, (list, tuple)):
@@ -128,8 +138,6 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = ()) -> list
     if kind == "truth":
         return [value(False), value(True)]
     if kind == "eq":
-        from .standins import key_of
-
         return [] if key_of(arg) is not None else [value(v) for v in _neighbours(arg)]
     if kind in ("number", "order"):
         # ordered against a value: also that value's neighbours (arithmetic operands are not
@@ -191,9 +199,9 @@ class Domains:
         if changed and key not in self.grown:
             self.grown.append(key)
 
-    def fix(self, key: str, options: list[tuple]) -> None:
-        self.options[key] = list(options)
-        self.fixed.add(key)
+    @classmethod
+    def from_hints(cls, hints: Hints) -> "Domains":
+        return cls({k: list(v) for k, v in hints.domains.items()}, set(hints.domains))
 
     def take_grown(self) -> list[str]:
         """The keys whose domain changed since the last call; pending defaults take effect."""
@@ -207,46 +215,61 @@ class Domains:
         return out
 
 
+@dataclass
+class Hints:
+    """What a preset knows about some inputs: their domains (fixed: the exploration neither grows
+    nor varies them on its own, the seeds do), other keys that name the same input, real modules
+    it makes inputs (`torch`), and the configurations to start from."""
+
+    domains: dict[str, list[tuple]] = field(default_factory=dict)
+    aliases: list[tuple[re.Pattern, str]] = field(default_factory=list)
+    real_inputs: dict[str, str] = field(default_factory=dict)  # global bound by `import NAME` -> key
+    seeds: list[dict] = field(default_factory=lambda: [{}])
+
+    def key(self, key: str) -> str:
+        return next((alias for pattern, alias in self.aliases if pattern.match(key)), key)
+
+
 class World:
     """One run's answers: the configuration's choice per key (else the default), the stand-ins
     made so far (one object per key, so `is` works), and what the run asked and used."""
 
     def __init__(self, domains: Domains, config: dict[str, tuple], absent_names: frozenset[str],
-                 pools: tuple[tuple[str, ...], tuple[int, ...]] = ((), ()), builders: dict | None = None):
+                 pools: tuple[tuple[str, ...], tuple[int, ...]] = ((), ())):
         self.domains = domains
         self.strings, self.numbers = pools  # what the code compares with: options of env variables, numbers
         self.config = config
         self.absent_names = absent_names
-        self.builders = builders or {}
         self.objects: dict[str, object] = {}
         self.read: dict[str, tuple] = {}  # key -> option used, in order of first read
         self.touched: set[str] = set()  # keys whose stand-in the code looked into
         self.written: dict[str, object] = {}  # "KEY.attr" / "KEY[item]" -> value set by the code
         self.events: list = []
 
-    def option(self, key: str, default: list[tuple]) -> tuple:
-        options = self.domains.ensure(key, default)
+    def option(self, key: str, default: list[tuple] | None = None) -> tuple:
+        """The option `key` takes in this run (its domain made from `default`, else the world's
+        defaults, the first time it is asked)."""
+        options = self.domains.options.get(key)
+        if options is None:
+            options = self.domains.ensure(key, default if default is not None else self.default_options(key))
         chosen = self.config.get(key, options[0])
         self.read.setdefault(key, chosen)
         return chosen
 
     def value(self, key: str, default: list[tuple] | None = None):
         """The value of `key` in this run (raises Absent)."""
-        if key in self.objects:
-            return self.objects[key]
-        chosen = self.option(key, default if default is not None else self.default_options(key))
+        made = self.objects.get(key)
+        if made is not None:
+            return made
+        chosen = self.option(key, default)
         if chosen == ABSENT:
             raise Absent(key)
         if chosen == OPAQUE:
-            from .standins import StandIn
-
-            made = StandIn(key, self)
+            made = STANDIN[0](key, self)
         elif chosen[0] == "seq":
             made = []
             self.objects[key] = made
             made.extend(self.value(f"{key}[{i}]") for i in range(chosen[1]))
-        elif chosen[0] == "build":
-            made = self.builders[chosen[1]](self, key, *chosen[2:])
         else:
             return chosen[1]
         self.objects[key] = made

@@ -1,15 +1,12 @@
-"""Built-in non-equivalent changes to the after version, to check that the harness notices.
+"""PR #31147's own non-equivalent changes to the after version, to check that the harness notices.
 
 Each mutant rewrites one function of the after version (the decision function, or the
-wrapper / call site) with an AST transform, splices it back into the file text and loads the
-result as a new version.  A mutant is killed when the pair (before, mutant) is divergent.
-
-Module mutants (role "module") rewrite the module-level code of the file holding the decision
-(a platform global dropped or hard-coded).  The harness sets platform globals per
-configuration, so it cannot observe such a change by running; it refuses the version at load
-instead (platform.py: LoadError, exit 2).  For these mutants, and only these, that refusal
-counts as killed (listed under "rejected_at_load" with the message); for every other mutant a
-load failure is a survivor, since it means the mutant was never compared.
+wrapper / call site) with an AST transform and splices it back into the file text; module
+mutants (role "module") rewrite the module-level code of the file holding the decision (a
+platform global dropped or hard-coded: the world keys globals by their origin, so running sees
+it, and the static check names it). Each is loaded as a version with the file as an override;
+a mutant is killed when the pair (before, mutant) is divergent, and a load failure is a
+survivor, since the mutant was never compared.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import copy
 from dataclasses import dataclass
 from typing import Callable
 
-from .loader import KV_PATH, RUNNER_PATH, LoadError, Version, load_version
+from ...engine.load import Version
 
 
 @dataclass
@@ -29,11 +26,6 @@ class Mutant:
     role: str  # which unit it rewrites: "core", "caller" (wrapper, else entry statements) or
     # "module" (the module-level code of the core's file)
     mutate: Callable[[ast.AST], bool]  # mutates in place, returns whether it applied
-
-    @property
-    def rejected_at_load(self) -> bool:
-        """Killed by a LoadError (see the module docstring)."""
-        return self.role == "module"
 
 
 def _first(node, kind, pred):
@@ -218,52 +210,31 @@ MUTANTS = [
 ]
 
 
-def _unit(version: Version, role: str):
-    units = {u.role: u for u in version.shape.units}
-    if role in ("core", "module"):
-        return units["core"]
-    return units.get("wrapper") or units["entry"]
-
-
 def mutant_sources(version: Version, mutant: Mutant) -> dict[str, str] | None:
-    """The after version's file(s) with the mutant applied, or None if it does not apply."""
-    unit = _unit(version, mutant.role)
-    rel = KV_PATH if unit.module == "kv" else RUNNER_PATH
-    text = (version.root / rel).read_text()
+    """The after version's file with the mutant applied, or None if it does not apply."""
+    ext = version.ext
+    core, rel = ext.core
     if mutant.role == "module":
-        tree = ast.parse(text)
+        tree = ast.parse(ext.text(rel))
         return {rel: ast.unparse(tree) + "\n"} if mutant.mutate(tree) else None
-    lines = text.splitlines(keepends=True)
-    if unit.role == "entry":
-        stmts = unit.node.body
-        first, last = stmts[0], stmts[-1]
-        node = ast.Module(body=copy.deepcopy(stmts), type_ignores=[])
-        target = ast.FunctionDef(name="_", args=ast.arguments([], [], None, [], [], None, []), body=node.body, decorator_list=[])
+    if mutant.role == "caller" and (ext.wrapper is not None or ext.call_sites):
+        rel = ext.source_rel
+        stmts = [ext.wrapper] if ext.wrapper is not None else ext.call_sites[0].statements
     else:
-        first = last = unit.node
-        target = copy.deepcopy(unit.node)
+        stmts = [core]
+    lines = ext.text(rel).splitlines(keepends=True)
+    first, last = stmts[0], stmts[-1]
+    if isinstance(first, ast.FunctionDef):
+        target = copy.deepcopy(first)
+        new = [target]
+    else:
+        new = copy.deepcopy(stmts)
+        target = ast.FunctionDef(name="_", args=ast.arguments([], [], None, [], [], None, []), body=new,
+                                 decorator_list=[])
     if not mutant.mutate(target):
         return None
     start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])]) - 1
     indent = " " * first.col_offset
-    new = target.body if unit.role == "entry" else [target]
     code = "\n".join(ast.unparse(ast.fix_missing_locations(s)) for s in new)
     code = "".join(indent + line + "\n" if line else "\n" for line in code.splitlines())
-    return {rel: "".join(lines[:start]) + code + "".join(lines[last.end_lineno :])}
-
-
-NOT_APPLICABLE = "not applicable to this version"
-
-
-def load_mutants(after: Version) -> list[tuple[Mutant, Version | None, str | None]]:
-    out = []
-    for mutant in MUTANTS:
-        sources = mutant_sources(after, mutant)
-        if sources is None:
-            out.append((mutant, None, NOT_APPLICABLE))
-            continue
-        try:
-            out.append((mutant, load_version(after.root, f"{after.label}+{mutant.id}", sources), None))
-        except LoadError as e:
-            out.append((mutant, None, f"does not load: {e}"))
-    return out
+    return {rel: "".join(lines[:start]) + code + "".join(lines[last.end_lineno:])}

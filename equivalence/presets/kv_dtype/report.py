@@ -1,24 +1,28 @@
-"""The verdict report: JSON (the contract other tools read), Markdown for a PR comment, and a
-short terminal summary.  Built only from the results; computes nothing itself."""
+"""PR #31147's report: the engine's pairs (examples under the review's names, kv effects first)
+plus the findings, the fixes' deltas and the preset's mutants. JSON (the contract other tools
+read), Markdown for a PR comment, and a short terminal summary; computes nothing itself."""
 
 from __future__ import annotations
 
 import json
 
-from ...engine.report import missed_lines, pair_line, revision_lines, summary_table
-from .compare import CLASSIFIED
+from ...engine.report import EXPLAIN as ENGINE_EXPLAIN
+from ...engine.report import Render, missed_lines, overall, pair_json, pair_line, revision_lines, static_lines, summary_table
 from .findings import Finding
-from .pairs import PairResult
+from .hints import size_key, to_json
+from .observed import summary
 
 EXPLAIN = {
+    **ENGINE_EXPLAIN,
     "deferred-writes": "the refactored code returns the results and the caller applies them: the "
     "writes of kv_cache_dtype / the resolved string happen after the function's other effects "
     "(same relative order), and not at all when it raises",
     "eager-read": "the new call site reads a runner attribute up front that the old body read only "
     "on some paths; with that attribute missing it raises AttributeError where the old one did not",
-    "input-not-modelled": "the code used a value the harness only stubs: the configuration is not modelled",
+    "different-kv-cache-dtype": "the versions end with a different kv_cache_dtype",
+    "different-resolved-string": "the versions record a different resolved --kv-cache-dtype string",
     "intended-difference": "the fix changes behaviour here, and only the configurations its finding named differ",
-    "unintended-divergence": "the fix changes behaviour outside the configurations its finding named",
+    "unintended-divergence": "the fix changes behaviour outside the configurations its findings named",
     "fix-incomplete": "the finding named this configuration, but the fix left its behaviour unchanged",
     "finding-still-holds": "after the fix the finding still holds here",
     "fix-not-as-specified": "the fix changes behaviour here, but not into what its finding asks for (for "
@@ -26,46 +30,14 @@ EXPLAIN = {
 }
 
 
-def overall(verdicts: list[str]) -> str:
-    """divergent if any pair is; else inconclusive if any pair is (a branch never run); else
-    equivalent.  "inconclusive" appears only when branch coverage is incomplete."""
-    for verdict in ("divergent", "inconclusive"):
-        if verdict in verdicts:
-            return verdict
-    return "equivalent"
+def render(literals: list[str], fixed: set[str]) -> Render:
+    """Examples ranked as the review ranks them: fewest choices away from the defaults among the
+    keys the preset does not name, then hints.size_key."""
 
+    def rank(config: dict) -> tuple:
+        return (sum(1 for k in config if k not in fixed), size_key(config, literals))
 
-def pair_json(result: PairResult) -> dict:
-    def entry(kind):
-        diff = result.differences[kind]
-        example = result.smallest(kind)
-        before, after = diff.observations[example]
-        return {
-            "kind": kind,
-            "count": len(diff.configs),
-            "example": example.to_json(result.active),
-            "before": before.summary(),
-            "after": after.summary(),
-            **({"explanation": EXPLAIN[kind]} if kind in EXPLAIN else {}),
-        }
-
-    real = [entry(k) for k in sorted(result.differences) if k not in CLASSIFIED]
-    classified = [entry(k) for k in sorted(result.differences) if k in CLASSIFIED]
-    if result.uncovered:
-        real.append({"kind": "input-not-covered", "count": len(result.configs), "example": {},
-                     "before": {}, "after": {}, "inputs": result.uncovered})
-    return {
-        "before": result.before.label,
-        "after": result.after.label,
-        "verdict": result.verdict,
-        "configs": len(result.configs),
-        "divergences": real,
-        "classified": classified,
-        "coverage": {k: c.to_json() for k, c in result.coverage.items()},
-        **({"intended": result.intended} if result.intended else {}),
-        "inputs": sorted(result.active) + ["server_args.kv_cache_dtype", "model", "model_dtype", "_is_hip",
-                                             "fp8_dtype", "torch_has_float4_e2m1fn_x2"],
-    }
+    return Render(example=to_json, summary=summary, explain=EXPLAIN, rank=rank)
 
 
 def finding_json(finding: Finding) -> dict:
@@ -73,12 +45,12 @@ def finding_json(finding: Finding) -> dict:
         "id": finding.id,
         "summary": finding.summary,
         "configs": len(finding.configs),
-        "example": finding.example.to_json(set()) if finding.example else {},
+        "example": to_json(dict(finding.example)) if finding.example else {},
         "observed": finding.observed,
         "expected": finding.expected,
         "per_version": finding.per_version,
         "holds_in_every_version": len(set(finding.per_version.values())) == 1,
-        "config_set": sorted((c.to_json(set()) for c in finding.configs), key=json.dumps),
+        "config_set": sorted((to_json(dict(c)) for c in finding.configs), key=json.dumps),
     }
     if finding.settings:
         out["settings"] = finding.settings
@@ -86,13 +58,19 @@ def finding_json(finding: Finding) -> dict:
     return out
 
 
-def build(pairs: list[PairResult], findings: list[Finding], mutants: dict | None) -> dict:
+def build(results: list, findings: list[Finding], mutants: dict | None, literals: list[str]) -> dict:
+    pairs = []
+    for result, static in results:
+        pair = pair_json(result, static, render(literals, result.domains.fixed), judge_static=not result.intended)
+        if result.intended:
+            pair["intended"] = result.intended
+        pairs.append(pair)
     report = {
-        "verdict": overall([p.verdict for p in pairs]),
-        "pairs": [pair_json(p) for p in pairs],
+        "verdict": overall([p["verdict"] for p in pairs]),
+        "pairs": pairs,
         "findings": [finding_json(f) for f in findings if not f.fixed_in],
     }
-    wrong = {p.intended["finding"] for p in pairs if p.intended and p.intended.get("not_as_specified")}
+    wrong = {i["finding"] for r, _ in results for i in (r.intended or []) if i["not_as_specified"]}
     fixed = [{**finding_json(f), "fixed_in": f.fixed_in, "now": f.now, "fix_as_specified": f.id not in wrong}
              for f in findings if f.fixed_in]
     if fixed:
@@ -108,32 +86,34 @@ def _config_line(example: dict) -> str:
 
 def _not_applicable(mutants: dict) -> str:
     skipped = mutants.get("not_applicable")
-    rejected = [r["id"] for r in mutants.get("rejected_at_load", [])]
-    out = f", {len(rejected)} of them refused at load: {', '.join(rejected)}" if rejected else ""
-    return out + (f" ({len(skipped)} not applicable to this shape: {', '.join(skipped)})" if skipped else "")
+    return f" ({len(skipped)} not applicable to this shape: {', '.join(skipped)})" if skipped else ""
 
 
 def markdown(report: dict) -> str:
     out = summary_table(report)
     for p in report["pairs"]:
-        if "intended" in p:
-            out += ["", f"- {p['before']} → {p['after']}: {_intended_line(p['intended'])}"]
+        for i in p.get("intended", []):
+            out += ["", f"- {p['before']} → {p['after']}: {_intended_line(i)}"]
     for p in report["pairs"]:
-        for title, items in (("Divergences", p["divergences"]), ("Classified differences", p["classified"])):
+        for title, items in (("Divergences", p["divergences"]), ("Classified differences", p["classified"]),
+                             ("Not modelled", p["not_modelled"])):
             if not items:
                 continue
             out += ["", f"### {title}: {p['before']} → {p['after']}"]
             for d in items:
                 out.append(f"- **{d['kind']}** in {d['count']} configurations. " + d.get("explanation", ""))
-                if d.get("inputs"):
-                    out.append(f"  - inputs the harness does not vary: {', '.join(d['inputs'])}")
-                if d["example"]:
+                for g in d.get("globals", []):
+                    out.append(f"  - `{g['name']}`: before `{g['before']}`, after `{g['after']}` {g['detail']}")
+                if d.get("example"):
                     out.append(f"  - smallest: `{_config_line(d['example'])}`")
                     out.append(f"  - before: `{json.dumps(d['before'])}`")
                     out.append(f"  - after: `{json.dumps(d['after'])}`")
         for side, cov in p["coverage"].items():
             if cov["missed"]:
                 out.append(f"- {p['before']} → {p['after']}, {side}: branches not hit: {'; '.join(cov['missed'])}")
+    out += ["", "Static check (the moved code against the old body, modulo the substitution map):"]
+    out += [f"- {p['before']} → {p['after']}: {line.strip().removeprefix('static: ')}" for p in report["pairs"]
+            for line in static_lines(p)]
     if report["findings"]:
         out += ["", "### Findings (hold in every version, contradict what the code says)"]
         for f in report["findings"]:
@@ -174,11 +154,12 @@ def terminal(report: dict) -> str:
     lines = revision_lines(report)
     for p in report["pairs"]:
         lines.append(pair_line(p, report))
-        if "intended" in p:
-            lines.append(f"  {_intended_line(p['intended'])}")
-        for d in p["divergences"]:
-            lines.append(f"  {d['kind']} x{d['count']}: {_config_line(d['example']) or d.get('inputs')}")
-        lines += missed_lines(p)
+        for i in p.get("intended", []):
+            lines.append(f"  {_intended_line(i)}")
+        for d in p["divergences"] + p["not_modelled"]:
+            lines.append(f"  {d['kind']} x{d['count']}: "
+                         + (_config_line(d["example"]) if "example" in d else ", ".join(g["name"] for g in d["globals"])))
+        lines += missed_lines(p) + static_lines(p)
     for f in report["findings"]:
         lines.append(f"finding {f['id']}: {f['configs']} configs, e.g. {_config_line(f['example'])}")
     for f in report.get("fixed_findings", []):

@@ -1,0 +1,110 @@
+"""PR #31147's check: loaded versions -> pairs over the preset's configurations -> fixes' deltas
+-> findings -> mutants -> report dict.
+
+All pairs run the same configurations (hints.py: one shared world, the preset's seeds, plus
+whatever the exploration adds for keys the preset does not name), so that a finding's set is
+comparable across versions and a fix's delta with its finding.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ... import progress
+from ...engine.check import static_of
+from ...engine.static_check import StaticReport
+from ...engine.inputs import skip_annotations
+from ...engine.literals import string_literals
+from ...engine.load import LoadError, Version
+from ...engine.observe import capture_logs
+from ...engine.pairs import Pair, PairResult, run_pair
+from ...engine.world import Domains
+from . import hints as presets
+from .findings import FindingSets, Observed, collect
+from .hints import BACKEND, DRAFT, SPEC
+from .intended import apply_intended
+from .mutants import MUTANTS, mutant_sources
+from .observed import refine
+from .report import build
+from .subject import SUBJECT
+
+DFLASH_ATTRIBUTES = {"is_draft_worker": DRAFT, "spec_algorithm": SPEC, "speculative_draft_attention_backend": BACKEND}
+
+
+def literals(versions: list[Version]) -> list[str]:
+    """The strings each version's decision (then its helpers) tests the kv string against."""
+    out: list[str] = []
+    for version in versions:
+        code = [(u.rel, u.node) for u in version.units if u.role not in ("call site", "wrapper")]
+        code += version.inputs.helpers
+        for rel, node in code:
+            out += string_literals([node], version.ext.tree.parse(rel), skip_annotations)
+    return list(dict.fromkeys(out))
+
+
+def dflash_inputs(versions: list[Version]) -> set[str]:
+    """The DFLASH keys some version reads (their combinations join the configurations)."""
+    nodes = [u.node for v in versions for u in v.units] + [n for v in versions for _, n in v.inputs.helpers]
+    attrs = {n.attr for node in nodes for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    return {key for attr, key in DFLASH_ATTRIBUTES.items() if attr in attrs}
+
+
+def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=None, examples=150,
+          mutants: bool = False, intended: dict[int, list[str]] | None = None) -> dict:
+    """`intended`: pair index -> the findings that pair (a fix) may change."""
+    words = literals(versions)
+    hints = presets.hints(words, dflash_inputs(versions), seed, examples)
+    domains = Domains.from_hints(hints)
+    restore = capture_logs(versions)
+    try:
+        observed: dict[int, Observed] = {}
+        results = []
+        for before, after in progress.each("pair", pairs, lambda p: f"{p[0].label} -> {p[1].label}"):
+            # findings read each version's observations from the first pair holding it
+            keep = id(before) not in observed or id(after) not in observed
+            pair = Pair(before, after, domains, hints, refine=refine, keep=keep)
+            result = run_pair(pair, hints.seeds)
+            results.append((result, static_of(before, after)))
+            for side, version in (("before", before), ("after", after)):
+                if keep:
+                    observed.setdefault(id(version), Observed(version.label, pair.sessions[side].observe,
+                                                              result.observations[side]))
+        sets = FindingSets([frozenset(s.items()) for s in hints.seeds])
+        for index, findings in (intended or {}).items():
+            result = results[index][0]
+            apply_intended(result, findings, observed[id(result.before)], observed[id(result.after)], sets)
+        findings = collect([observed[id(v)] for v in versions], sets, words)
+        # the refactoring's last pair (a fix's pair differs on purpose)
+        plain = [r for i, (r, _) in enumerate(results) if i not in (intended or {})] or [results[-1][0]]
+        mutant_report = run_mutants(plain[-1], domains, hints) if mutants else None
+    finally:
+        restore()
+    return build(results, findings, mutant_report, words)
+
+
+def run_mutants(result: PairResult, domains: Domains, hints) -> dict:
+    before, after = result.before, result.after
+    survivors, not_applicable, killed, total = [], [], 0, 0
+    for mutant in progress.each("mutant", MUTANTS, lambda m: m.id):
+        sources = mutant_sources(after, mutant)
+        if sources is None:  # e.g. drop-record on a shape that records nothing: no such change to make
+            not_applicable.append(mutant.id)
+            continue
+        total += 1
+        try:
+            version = SUBJECT.load(after.root, f"{after.label}+{mutant.id}", {**after.overrides, **sources})
+        except LoadError as e:
+            survivors.append({"id": mutant.id, "description": mutant.description, "reason": f"does not load: {e}"})
+            continue
+        restore = capture_logs([version])
+        try:
+            static = static_of(before, version)
+            pair = Pair(before, version, domains, hints, refine=refine)
+            outcome = run_pair(pair, hints.seeds, coverage=False, stop_at_divergence=True)
+        finally:
+            restore()
+        if outcome.divergent or (isinstance(static, StaticReport) and static.divergent):
+            killed += 1
+        else:
+            survivors.append({"id": mutant.id, "description": mutant.description, "reason": "no divergence found"})
+    return {"total": total, "killed": killed, "survivors": survivors, "not_applicable": not_applicable}

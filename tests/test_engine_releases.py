@@ -1,0 +1,76 @@
+"""`--method` on real releases: the series' two extractions (`init_threads_binding` ->
+`sglang.srt.utils.numa_utils`, `check_quantized_moe_compatibility` -> `moe_ep_setup`) made by
+`codemods.extract_method` (tests/method_releases.py) are equivalent with full branch coverage on
+0.5.14 and 0.5.15.post1; on 0.5.15.post1 the generic mutants are caught and `--steps --method`
+proves every step."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from equivalence.cli import main
+from tests.method_releases import EXTRACTIONS, extracted
+from tests.releases import release_root
+
+CASES = [(v, n) for v in ("0.5.14", "0.5.15.post1") for n in EXTRACTIONS]
+
+
+def method(name: str) -> str:
+    return f"ModelRunner.{EXTRACTIONS[name][0]}"
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[f"{v}-{n}" for v, n in CASES])
+def proof(request, tmp_path_factory):
+    version, name = request.param
+    tmp = tmp_path_factory.mktemp(f"{version}-{name}")
+    after = extracted(release_root(version), tmp / "after", name)
+    extra = ["--mutants"] if version == "0.5.15.post1" else []
+    out = tmp / "r.json"
+    code = main(["--method", method(name), str(release_root(version)), str(after), "--json", str(out), *extra])
+    return name, code, json.loads(out.read_text())
+
+
+def test_equivalent_with_full_coverage_of_both_versions(proof):
+    name, code, report = proof
+    assert (code, report["verdict"]) == (0, "equivalent")
+    (pair,) = report["pairs"]
+    assert pair["divergences"] == [] and pair["not_modelled"] == []
+    assert pair["shapes"] == {"before": "method", "after": "wrapper"}
+    for side, unit in (("before", "method"), ("after", "function")):
+        cov = pair["coverage"][side]
+        assert cov["hit"] == cov["branches"] >= 10, cov["missed"]
+        assert unit in {u["unit"] for u in cov["units"]}
+    assert {c["kind"] for c in pair["classified"]} <= {"deferred-writes"}
+    assert pair["static"]["residuals"] == [] and not pair["static"]["divergent"]
+
+
+def test_what_was_varied_comes_from_the_code(proof):
+    name, _, report = proof
+    inputs = report["pairs"][0]["inputs"]
+    if name == "threads":
+        assert {"all", "a|b", "<absent>"} <= set(inputs["env:SGLANG_CPU_OMP_THREADS_BIND"])
+        assert "<list of 2>" in inputs["sglang.srt.utils.common.get_cpu_ids_by_node()"]
+    else:
+        assert "<absent>" in inputs["self.model_config.hf_config.quantization_config"]
+        assert {False, True} <= set(inputs["sglang.srt.environ.envs.SGLANG_SHARED_EXPERT_TP1.get()"])
+
+
+def test_mutants_are_caught(proof):
+    _, _, report = proof
+    if "mutants" not in report:
+        pytest.skip("mutants run on 0.5.15.post1 only")
+    m = report["mutants"]
+    assert m["total"] >= 10 and m["killed"] >= 0.9 * m["total"], m["survivors"]
+
+
+@pytest.mark.parametrize("name", list(EXTRACTIONS))
+def test_steps_with_the_codemod(tmp_path, name):
+    out = tmp_path / "r.json"
+    code = main(["--steps", str(release_root("0.5.15.post1")), "--method", method(name),
+                 "--to", EXTRACTIONS[name][1], "--json", str(out)])
+    pairs = json.loads(out.read_text())["pairs"]
+    assert code == 0 and [p["verdict"] for p in pairs] == ["equivalent"] * 5
+    assert [p["after"] for p in pairs][-1] == "codemod output (steps 1-4 in one run)"
+    assert all(c["missed"] == [] for p in pairs for c in p["coverage"].values())
