@@ -5,7 +5,7 @@
             ...
 
 Nested loops share one line, outermost first ("pair 2/6: step 1 -> step 2 · configurations
-4096/8773", n being the item under way), rewritten in place after a carriage return at most
+4096/8784", n being the item under way), rewritten in place after a carriage return at most
 every INTERVAL seconds (at once for a new label, or when a loop ends), and blanked when the outermost
 loop ends, so that whatever follows on stderr starts on a clean line: print nothing else on
 stderr inside such a loop. When stderr is not a terminal (CI logs, a pipe, scripts reading

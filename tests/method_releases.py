@@ -9,10 +9,9 @@ committed, the trees are made at test time from the release cache, in hard-linke
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
+from equivalence.engine.trees import link_copy
 from tests.method_trees import as_function, with_wrapper
 
 RUNNER = "sglang/srt/model_executor/model_runner.py"
@@ -23,16 +22,6 @@ EXTRACTIONS = {
     "moe": ("check_quantized_moe_compatibility", "sglang.srt.model_executor.model_runner_components.moe_ep_setup",
             ["model_config", "tp_size", "moe_ep_size", "moe_dp_size"], None, ("_use_aiter",)),
 }
-
-
-def _link_copy(src: Path, dest: Path) -> None:
-    def link(a, b):
-        try:
-            os.link(a, b)
-        except OSError:
-            shutil.copy2(a, b)
-
-    shutil.copytree(src, dest, copy_function=link)
 
 
 def _write(path: Path, text: str) -> None:
@@ -63,7 +52,7 @@ def _by_hand(dest: Path, name: str) -> None:
 
 def extracted(root: Path, dest: Path, name: str) -> Path:
     """A copy of the release at `root` with extraction `name` applied, at `dest`."""
-    _link_copy(root, dest)
+    link_copy(root, dest)
     try:
         from codemods.extract_method import MethodSpec, refactor
     except ImportError:

@@ -195,12 +195,12 @@ def broken(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("args, revision, missing", [
     (["--git", "HEAD~3..HEAD~2"], "HEAD~3",
      "' (the range's base): python/sglang/srt/model_executor/model_runner.py:{line}: ModelRunner has no method "
-     "configure_kv_cache_dtype"),
+     "configure_kv_cache_dtype and no call of an extracted configure_kv_cache_dtype(...)"),
     (["--commits", "HEAD~2..HEAD~1"], "HEAD~1",
-     "': python/sglang/srt/model_executor/model_runner.py: no class ModelRunner"),
+     "': python/sglang/srt/model_executor/model_runner.py: no class ModelRunner at module level"),
     (["--commits", "HEAD~3..HEAD~1"], "HEAD~3",
      "' (the range's base): python/sglang/srt/model_executor/model_runner.py:{line}: ModelRunner has no method "
-     "configure_kv_cache_dtype"),
+     "configure_kv_cache_dtype and no call of an extracted configure_kv_cache_dtype(...)"),
     (["--git", "HEAD~2..HEAD"], "HEAD",
      "': python/sglang/srt/model_executor/model_runner.py does not exist"),
 ], ids=["base-without-method", "class-renamed", "first-bad-revision-named", "runner-removed"])

@@ -4,6 +4,7 @@ name gets bound there (assignment, import, def, class, except-as, `global` in a 
 from __future__ import annotations
 
 import ast
+import functools
 
 
 def _module_level(tree: ast.Module):
@@ -18,8 +19,9 @@ def _module_level(tree: ast.Module):
         stack.extend((c, c if isinstance(c, ast.stmt) else stmt) for c in ast.iter_child_nodes(node))
 
 
+@functools.lru_cache(maxsize=16)  # per module (by identity); callers do not change it
 def binding_index(tree: ast.Module) -> dict[str, list[ast.stmt]]:
-    """`bindings` for every module global at once (one walk of the module)."""
+    """The statements binding each module global (one walk of the module)."""
     out: dict[str, list[ast.stmt]] = {}
 
     def add(name, stmt):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .. import progress
 from .load import LoadError, Version, load
@@ -62,32 +63,39 @@ def static_of(before: Version, after: Version) -> StaticReport | str:
 
 
 def run_mutants(result: PairResult, method: Method, budget: int) -> dict:
-    """Each mutant of `result.after` against `result.before`; killed when divergent."""
-    before, after = result.before, result.after
-    killed, survivors, ids = 0, [], []
+    """Each mutant of `result.after` against `result.before`, from the configurations the pair
+    ran; killed when divergent."""
+    after = result.after
+    survivors, ids = [], []
     mutants = mutants_of(after.ext, MUTANTS)
     for mutant in progress.each("mutant", mutants, lambda m: m.id):
         ids.append(mutant.id)
-        try:
-            version = method.load(after.root, f"{after.label}+{mutant.id}", {**after.overrides, **mutant.overrides})
-        except LoadError as e:
-            survivors.append({"id": mutant.id, "description": mutant.description, "reason": f"does not load: {e}"})
-            continue
-        restore = capture_logs([version])
-        try:
-            static = static_of(before, version)
-            if isinstance(static, StaticReport) and static.divergent:
-                killed += 1
-                continue
-            pair = Pair(before, version, copy.deepcopy(result.domains))
-            outcome = run_pair(pair, result.configs, budget, coverage=False, stop_at_divergence=True)
-        finally:
-            restore()
-        if outcome.divergent:
-            killed += 1
-        else:
-            why = "no divergence found" + (" (a stub it reached is not modelled)"
-                                           if outcome.verdict == "inconclusive" else "")
-            survivors.append({"id": mutant.id, "description": mutant.description,
-                              "reason": f"{why} over {len(outcome.configs)} configurations"})
-    return {"total": len(mutants), "killed": killed, "survivors": survivors, "ids": ids}
+        why = survives(result.before, lambda: method.load(after.root, f"{after.label}+{mutant.id}",
+                                                          {**after.overrides, **mutant.overrides}),
+                       lambda version: Pair(result.before, version, copy.deepcopy(result.domains)),
+                       result.configs, budget)
+        if why:
+            survivors.append({"id": mutant.id, "description": mutant.description, "reason": why})
+    return {"total": len(mutants), "killed": len(mutants) - len(survivors), "survivors": survivors, "ids": ids}
+
+
+def survives(before: Version, load_mutant: Callable[[], Version], pair_for: Callable[[Version], Pair],
+             seeds: list[dict], budget: int) -> str | None:
+    """None when a mutant is killed (divergent by its static check or by running, which stops at
+    its first divergence), else why it survived."""
+    try:
+        version = load_mutant()
+    except LoadError as e:
+        return f"does not load: {e}"
+    restore = capture_logs([version])
+    try:
+        static = static_of(before, version)
+        if isinstance(static, StaticReport) and static.divergent:
+            return None
+        outcome = run_pair(pair_for(version), seeds, budget, coverage=False, stop_at_divergence=True)
+    finally:
+        restore()
+    if outcome.divergent:
+        return None
+    return ("no divergence found" + (" (a stub it reached is not modelled)" if outcome.verdict == "inconclusive" else "")
+            + f" over {len(outcome.configs)} configurations")

@@ -18,7 +18,7 @@ import copy
 from dataclasses import dataclass, field
 
 from .blocks import global_reads, loaded_names, stored_names
-from .modules import Tree, import_bindings, module_level_statements, module_name
+from .modules import Tree, import_bindings, module_level_statements, module_name, source_segment
 
 EXPAND_DEPTH = 2
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -79,7 +79,7 @@ class _Side:
 
     def source(self, stmts: list[ast.stmt]) -> str:
         text = self.tree.text(self.rel)
-        return "\n".join(ast.get_source_segment(text, s) or "" for s in stmts)
+        return "\n".join(source_segment(text, s) or "" for s in stmts)
 
     def expanded(self, expr: ast.expr, depth: int = EXPAND_DEPTH) -> ast.expr:
         """`expr` with each global bound once by a plain assignment replaced by its value."""
@@ -176,7 +176,7 @@ def _first_entry_difference(before: _Side, b, after: _Side, a) -> str:
     b_text, a_text = before.tree.text(before.rel), after.tree.text(after.rel)
 
     def show(text, node):
-        return f"{ast.get_source_segment(text, node)} (line {node.lineno})"
+        return f"{source_segment(text, node)} (line {node.lineno})"
 
     if isinstance(b, ast.Dict):
         b_items = {_dump(k): (k, v) for k, v in zip(b.keys, b.values)}

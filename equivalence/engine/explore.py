@@ -13,6 +13,7 @@ of the smallest. Stops when nothing is left to try or after `budget` runs (repor
 
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
 from dataclasses import dataclass, field
@@ -57,39 +58,50 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
 
     def follow(explicit: dict, read: dict, touched: set) -> None:
         """Queue what this run makes worth trying (see the module docstring)."""
-        newly = {k for k in touched - touched_ever if k in contexts}
+        newly = {k for k in touched if k not in touched_ever and k in contexts}
         touched_ever.update(touched)
+        fixed = domains.fixed
         for key, option in read.items():
-            if key in explicit or key in domains.fixed:
+            if key in explicit or key in fixed:
                 continue
             contexts.setdefault(key, []).append(explicit)
             if key in touched_ever or len(domains.options[key]) > 2:
                 expand(explicit, key, option)
-        for key in list(dict.fromkeys([*domains.take_grown(), *sorted(newly)])):
-            for context in contexts.get(key, []):
-                push(context, again=True)
-                expand(context, key, None)
+        grown = domains.take_grown()
+        if grown or newly:
+            for key in list(dict.fromkeys([*grown, *sorted(newly)])):
+                for context in contexts.get(key, []):
+                    push(context, again=True)
+                    expand(context, key, None)
 
-    for seed in seeds:  # in order, before anything the runs add
-        queue.append((0, next(order), seed, frozenset(seed.items())))
-    with progress.task("configurations", len(queue)) as shown:
-        while queue:
+    def step(config: dict, seed: frozenset | None) -> bool:
+        """Run one configuration; False once the exploration must stop."""
+        recorded, read, touched = run(config, seed)
+        identity = seed or frozenset(read.items())
+        if identity in done:
+            return True
+        done.add(identity)
+        out.configs.append(recorded)
+        shown.total = len(out.configs) + len(pending) + len(queue)  # grows as the runs discover keys
+        shown.update(len(out.configs))
+        if stop is not None and stop():
+            return False
+        # a seed's choices all stand; an added configuration's only where they were read
+        follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched)
+        return True
+
+    pending = collections.deque(seeds)  # in order, before anything the runs add
+    with progress.task("configurations", len(seeds)) as shown:
+        while pending or queue:
             if len(out.configs) >= len(seeds) + budget:
                 out.budget_reached = True
                 break
-            _, _, config, seed = heapq.heappop(queue)
-            recorded, read, touched = run(config, seed)
-            identity = seed or frozenset(read.items())
-            if identity in done:
-                continue
-            done.add(identity)
-            out.configs.append(recorded)
-            shown.total = len(out.configs) + len(queue)  # grows as the runs discover keys
-            shown.update(len(out.configs))
-            if stop is not None and stop():
+            if pending:
+                config = pending.popleft()
+                if not step(config, frozenset(config.items())):
+                    break
+            elif not step(*heapq.heappop(queue)[2:]):
                 break
-            # a seed's choices all stand; an added configuration's only where they were read
-            follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched)
     return out
 
 

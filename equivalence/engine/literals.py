@@ -15,6 +15,7 @@ the pair "inconclusive", never "equivalent".
 from __future__ import annotations
 
 import ast
+import functools
 
 from .bindings import binding_index
 
@@ -25,6 +26,7 @@ def _strings(node: ast.AST) -> list[str]:
     return [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
 
 
+@functools.lru_cache(maxsize=16)  # per module (by identity); callers do not change it
 def literal_globals(tree: ast.Module | None) -> dict[str, ast.AST]:
     """Module-level names bound exactly once, to a literal (`ast.literal_eval` accepts it):
     fixed by the source, so code rather than an input."""

@@ -119,8 +119,9 @@ def _defining(root: Path, packages: list[Path], class_name: str, module: str | N
     return out
 
 
-def exec_module(name: str, filename: str, text: str) -> types.ModuleType:
-    """Execute `text` as module `name` (its parent package: a stub, or a module loaded before)."""
+def exec_module(name: str, filename: str, source: str | ast.Module) -> types.ModuleType:
+    """Execute `source` (text, or the module already parsed) as module `name` (its parent
+    package: a stub, or a module loaded before)."""
     parent, _, child = name.rpartition(".")
     parent_module = importlib.import_module(parent) if parent else None
     spec = importlib.util.spec_from_file_location(name, filename)
@@ -129,7 +130,7 @@ def exec_module(name: str, filename: str, text: str) -> types.ModuleType:
     if parent_module is not None:
         setattr(parent_module, child, module)
     try:
-        exec(compile(text, filename, "exec"), module.__dict__)
+        exec(compile(source, filename, "exec"), module.__dict__)
     except Exception as e:
         frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == filename]
         where = f"{filename}:{frames[-1].lineno}" if frames else filename
@@ -152,7 +153,7 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
     modules = {}
     with PrivateModules(scope, prefixes=(package,)):
         for rel in rels:
-            modules[rel] = exec_module(module_name(rel), ext.tree.path(rel), ext.text(rel))
+            modules[rel] = exec_module(module_name(rel), ext.tree.path(rel), ext.tree.parse(rel))
     scope.armed = True
     cls = _the_class(modules[source_rel], ext)
     entry, entry_args, site_node = _compile_entry(ext, modules[source_rel])

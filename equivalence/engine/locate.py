@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .blocks import innermost, loaded_names, stored_names, using_bound_locals
-from .modules import Binding, Tree, imports_in, module_level_statements, module_name
+from .modules import Binding, Tree, imports_in, module_level_statements, module_name, source_segment
 
 REEXPORT_DEPTH = 3  # `from .impl import f` in a package's __init__: followed this many times
 
@@ -209,7 +209,7 @@ def _the_call(ext: Extraction, calls: list["_Found"]) -> FunctionCall | None:
     text = ext.text(ext.source_rel)
     return FunctionCall(
         node=first.node, statement=statement, where=where, method=first.method, file_rel=ext.source_rel,
-        keywords={k: ast.get_source_segment(text, v) for k, v in keywords.items()}, keyword_nodes=keywords,
+        keywords={k: source_segment(text, v) for k, v in keywords.items()}, keyword_nodes=keywords,
         positional=list(first.node.args), result=_result_use(statement, first.node, block[index + 1:]),
         preamble=block[:index],
     )

@@ -4,8 +4,33 @@ what each name bound by an import statement refers to (relative imports resolved
 from __future__ import annotations
 
 import ast
+import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+@functools.lru_cache(maxsize=32)
+def _lines(text: str) -> list[str]:
+    """`text`'s lines as `ast.get_source_segment` splits them (at \\n, \\r, \\r\\n only), once per text."""
+    return _LINE.findall(text)
+
+
+def source_segment(text: str, node: ast.AST) -> str | None:
+    """`ast.get_source_segment(text, node)`, without splitting the whole text again per call (a
+    large module is read many times by the static check)."""
+    end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+    if end_line is None or end_col is None:
+        return None
+    lines = _lines(text)
+    first, col = node.lineno - 1, node.col_offset
+    if first == end_line - 1:
+        return lines[first].encode()[col:end_col].decode()
+    head = lines[first].encode()[col:].decode()
+    tail = lines[end_line - 1].encode()[:end_col].decode()
+    return "".join([head, *lines[first + 1:end_line - 1], tail])
 
 
 def module_name(rel: str) -> str:

@@ -89,7 +89,6 @@ class Session:
         state = tuple(sorted((k, canon(v)) for k, v in instance.__dict__.items()))
         return Observation(tuple(world.events), exception, returned, state, not_modelled), world
 
-
     def observe(self, config: dict) -> Observation:
         return self.run(config)[0]
 

@@ -223,7 +223,9 @@ def missed_lines(p: dict) -> list[str]:
 
 def static_lines(p: dict) -> list[str]:
     """The static check of a pair in one line (or why it was not done)."""
-    static = p["static"]
+    static = p.get("static")
+    if not static:
+        return []
     if "residuals" not in static:
         return [f"  static check not done: {static['error']}"]
     return [f"  static: {len(static['map'])} mapped, {len(static['residuals'])} residual difference(s)"

@@ -28,6 +28,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .modules import source_segment
 from .blocks import child_blocks
 from .constants import ConstantCheck, compare_constants
 from .locate import Extraction, locate
@@ -246,7 +247,7 @@ def _source(text: str, stmt: ast.stmt | None, header: bool) -> str:
         last = blocks[0][0].lineno - 1 if blocks and blocks[0] else stmt.end_lineno
         return "\n".join(text.splitlines()[stmt.lineno - 1:max(last, stmt.lineno)]).strip()
     lines = text.splitlines()[stmt.lineno - 1:stmt.end_lineno]
-    return "\n".join(lines).strip() if isinstance(stmt, ast.If) else ast.get_source_segment(text, stmt) or ""
+    return "\n".join(lines).strip() if isinstance(stmt, ast.If) else source_segment(text, stmt) or ""
 
 
 def _mapped(stmt: ast.stmt, header: bool) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .blocks import global_reads, loaded_names, stored_names
 from .locate import Extraction
-from .modules import absolute_module
+from .modules import absolute_module, source_segment
 
 
 class StaticCheckError(Exception):
@@ -114,7 +114,7 @@ def _result_map(body, call, caller_self, text, entries):
     returned = _returned_locals(body, len(call.result.targets)) if call.result.how == "assign" else None
     if returned is None:
         return body, results, caller_locals, dropped
-    dropped = f"L{body[-1].lineno}: {ast.get_source_segment(text, body[-1])}"
+    dropped = f"L{body[-1].lineno}: {source_segment(text, body[-1])}"
     for local, target in zip(returned, call.result.target_nodes):
         results[local] = _renamed_self(target, caller_self)
         note = ""
@@ -141,9 +141,9 @@ def _defaults(args: ast.arguments, text: str) -> dict[str, str | None]:
     positional = args.posonlyargs + args.args
     out = {a.arg: None for a in _params(args)}
     for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        out[a.arg] = ast.get_source_segment(text, d)
+        out[a.arg] = source_segment(text, d)
     for a, d in zip(args.kwonlyargs, args.kw_defaults):
-        out[a.arg] = ast.get_source_segment(text, d) if d is not None else None
+        out[a.arg] = source_segment(text, d) if d is not None else None
     return out
 
 

@@ -20,7 +20,8 @@ class CodemodFailed(Exception):
     """The codemod refused or found nothing to do on the tree (its message, about the user's tree)."""
 
 
-def _link_copy(src: Path, dest: Path) -> None:
+def link_copy(src: Path, dest: Path) -> None:
+    """A copy of the tree `src` at `dest`, by hard links where the file system allows."""
     def link(a, b):
         try:
             os.link(a, b)
@@ -34,7 +35,7 @@ def apply_in_copy(previous: Path, dest: Path, original: Path, run) -> Path:
     """Link-copy `previous` to `dest` and write there the changes of `run(dest)` (a codemod plan)."""
     from codemods.refactoring.errors import CodemodError
 
-    _link_copy(previous, dest)
+    link_copy(previous, dest)
     try:
         plan = run(dest)
     except CodemodError as e:  # name the user's tree, not our temporary copy

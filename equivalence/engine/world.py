@@ -246,32 +246,26 @@ class World:
         self.written: dict[str, object] = {}  # "KEY.attr" / "KEY[item]" -> value set by the code
         self.events: list = []
 
-    def option(self, key: str, default: list[tuple] | None = None) -> tuple:
-        """The option `key` takes in this run (its domain made from `default`, else the world's
-        defaults, the first time it is asked)."""
-        options = self.domains.options.get(key)
-        if options is None:
-            options = self.domains.ensure(key, default if default is not None else self.default_options(key))
-        chosen = self.config.get(key, options[0])
-        self.read.setdefault(key, chosen)
-        return chosen
-
     def value(self, key: str, default: list[tuple] | None = None):
         """The value of `key` in this run (raises Absent)."""
         made = self.objects.get(key)
         if made is not None:
             return made
-        chosen = self.option(key, default)
+        options = self.domains.options.get(key)
+        if options is None:
+            options = self.domains.ensure(key, default if default is not None else self.default_options(key))
+        chosen = self.config.get(key, options[0])
+        self.read.setdefault(key, chosen)
+        if chosen[0] == "value":
+            return chosen[1]
         if chosen == ABSENT:
             raise Absent(key)
         if chosen == OPAQUE:
             made = STANDIN[0](key, self)
-        elif chosen[0] == "seq":
+        else:  # ("seq", n)
             made = []
             self.objects[key] = made
             made.extend(self.value(f"{key}[{i}]") for i in range(chosen[1]))
-        else:
-            return chosen[1]
         self.objects[key] = made
         return made
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 import ast
 
 from ... import progress
-from ...engine.check import static_of
-from ...engine.static_check import StaticReport
+from ...engine.check import static_of, survives
 from ...engine.inputs import skip_annotations
 from ...engine.literals import string_literals
-from ...engine.load import LoadError, Version
+from ...engine.load import Version
 from ...engine.observe import capture_logs
-from ...engine.pairs import Pair, PairResult, run_pair
+from ...engine.pairs import BUDGET, Pair, PairResult, run_pair
 from ...engine.world import Domains
 from . import hints as presets
 from .findings import FindingSets, Observed, collect
@@ -83,28 +82,18 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
 
 
 def run_mutants(result: PairResult, domains: Domains, hints) -> dict:
-    before, after = result.before, result.after
-    survivors, not_applicable, killed, total = [], [], 0, 0
+    """The preset's mutants of `result.after` against `result.before`, over its configurations."""
+    after = result.after
+    survivors, not_applicable, total = [], [], 0
     for mutant in progress.each("mutant", MUTANTS, lambda m: m.id):
         sources = mutant_sources(after, mutant)
         if sources is None:  # e.g. drop-record on a shape that records nothing: no such change to make
             not_applicable.append(mutant.id)
             continue
         total += 1
-        try:
-            version = SUBJECT.load(after.root, f"{after.label}+{mutant.id}", {**after.overrides, **sources})
-        except LoadError as e:
-            survivors.append({"id": mutant.id, "description": mutant.description, "reason": f"does not load: {e}"})
-            continue
-        restore = capture_logs([version])
-        try:
-            static = static_of(before, version)
-            pair = Pair(before, version, domains, hints, refine=refine)
-            outcome = run_pair(pair, hints.seeds, coverage=False, stop_at_divergence=True)
-        finally:
-            restore()
-        if outcome.divergent or (isinstance(static, StaticReport) and static.divergent):
-            killed += 1
-        else:
-            survivors.append({"id": mutant.id, "description": mutant.description, "reason": "no divergence found"})
-    return {"total": total, "killed": killed, "survivors": survivors, "not_applicable": not_applicable}
+        why = survives(result.before, lambda: SUBJECT.load(after.root, f"{after.label}+{mutant.id}",
+                                                           {**after.overrides, **sources}),
+                       lambda version: Pair(result.before, version, domains, hints, refine=refine), hints.seeds, BUDGET)
+        if why:
+            survivors.append({"id": mutant.id, "description": mutant.description, "reason": why})
+    return {"total": total, "killed": total - len(survivors), "survivors": survivors, "not_applicable": not_applicable}

@@ -96,7 +96,7 @@ def markdown(report: dict) -> str:
             out += ["", f"- {p['before']} → {p['after']}: {_intended_line(i)}"]
     for p in report["pairs"]:
         for title, items in (("Divergences", p["divergences"]), ("Classified differences", p["classified"]),
-                             ("Not modelled", p["not_modelled"])):
+                             ("Not modelled", p.get("not_modelled", []))):
             if not items:
                 continue
             out += ["", f"### {title}: {p['before']} → {p['after']}"]
@@ -111,9 +111,10 @@ def markdown(report: dict) -> str:
         for side, cov in p["coverage"].items():
             if cov["missed"]:
                 out.append(f"- {p['before']} → {p['after']}, {side}: branches not hit: {'; '.join(cov['missed'])}")
-    out += ["", "Static check (the moved code against the old body, modulo the substitution map):"]
-    out += [f"- {p['before']} → {p['after']}: {line.strip().removeprefix('static: ')}" for p in report["pairs"]
-            for line in static_lines(p)]
+    static = [f"- {p['before']} → {p['after']}: {line.strip().removeprefix('static: ')}" for p in report["pairs"]
+              for line in static_lines(p)]
+    if static:
+        out += ["", "Static check (the moved code against the old body, modulo the substitution map):", *static]
     if report["findings"]:
         out += ["", "### Findings (hold in every version, contradict what the code says)"]
         for f in report["findings"]:
@@ -156,7 +157,7 @@ def terminal(report: dict) -> str:
         lines.append(pair_line(p, report))
         for i in p.get("intended", []):
             lines.append(f"  {_intended_line(i)}")
-        for d in p["divergences"] + p["not_modelled"]:
+        for d in p["divergences"] + p.get("not_modelled", []):
             lines.append(f"  {d['kind']} x{d['count']}: "
                          + (_config_line(d["example"]) if "example" in d else ", ".join(g["name"] for g in d["globals"])))
         lines += missed_lines(p) + static_lines(p)
