@@ -77,3 +77,77 @@ def test_a_file_that_does_not_parse_is_listed(tmp_path):
     checkout = make_checkout(tmp_path, {"scripts/py2.py": "print runner.init_threads_binding()\n"})
     [use] = method_usages(checkout, MODULE, "ModelRunner", "init_threads_binding")
     assert use.line == 1 and "cannot parse" in use.what
+
+
+# --- uses anywhere in the checkout, not only in files importing the class ----------------------
+
+IMPORT = "from sglang.srt.model_executor.model_runner import ModelRunner\n"
+USES = {  # id: (test/t.py's text, the uses listed: (line, what))
+    "a-file-that-never-imports-the-class": (
+        "def topk(model_runner):\n    return model_runner.init_threads_binding()\n",
+        [(2, "uses model_runner.init_threads_binding")]),
+    "an-attribute-chain": (
+        "class Worker:\n    def start(self):\n        self.target_runner.init_threads_binding()\n",
+        [(3, "uses self.target_runner.init_threads_binding")]),
+    "a-mixin-that-does-not-define-it": (
+        "class Mixin:\n    def start(self):\n        self.init_threads_binding()\n",
+        [(3, "uses self.init_threads_binding")]),
+    "getattr-and-patch-object-on-an-instance": (
+        "from unittest import mock\n\n\ndef f(runner):\n    getattr(runner, 'init_threads_binding')()\n"
+        "    with mock.patch.object(runner, 'init_threads_binding'):\n        pass\n",
+        [(5, "reads runner.init_threads_binding (getattr)"),
+         (6, "patches runner.init_threads_binding (mock.patch.object)")]),
+    "super-where-a-base-cannot-be-followed": (
+        "def make():\n    return object\n\n\nclass Late(make()):\n    def go(self):\n"
+        "        super().init_threads_binding()\n",
+        [(7, "calls super().init_threads_binding")]),
+    # provably another class's method: nothing listed
+    "self-in-a-class-combining-one-defining-it-first": (
+        IMPORT + "\n\nclass Base:\n    def init_threads_binding(self):\n        pass\n\n    def go(self):\n"
+        "        self.init_threads_binding()\n\n\nclass Runner(Base, ModelRunner):\n    pass\n", []),
+    "self-in-an-unrelated-class-defining-it": (
+        "class Pool:\n    def init_threads_binding(self):\n        pass\n\n    def start(self):\n"
+        "        self.init_threads_binding()\n", []),
+    "self-in-a-class-inheriting-it-from-another-file": (
+        "from sglang.srt.pools import Pool\n\n\nclass BigPool(Pool):\n    def start(self):\n"
+        "        self.init_threads_binding()\n", []),
+    "super-in-an-unrelated-class": (
+        "import torch\n\n\nclass Pool(torch.nn.Module, object):\n    def init_threads_binding(self):\n"
+        "        super().init_threads_binding()\n", []),
+    "a-module-an-outside-name-an-unrelated-class-and-its-instance": (
+        "import os\n\nfrom sglang.srt import pools\nfrom sglang.srt.pools import Pool\n\n"
+        "pools.init_threads_binding()\nos.init_threads_binding()\nPool.init_threads_binding(None)\n"
+        "Pool().init_threads_binding()\n", []),
+}
+
+
+@pytest.mark.parametrize("case", USES)
+def test_uses_anywhere_in_the_checkout(tmp_path, case):
+    text, expected = USES[case]
+    pools = "class Pool:\n    def init_threads_binding(self):\n        pass\n\n\ndef init_threads_binding():\n    pass\n"
+    checkout = make_checkout(tmp_path, {"test/t.py": text, "python/sglang/srt/pools.py": pools})
+    found = method_usages(checkout, MODULE, "ModelRunner", "init_threads_binding")
+    assert [(u.line, u.what) for u in found if u.path.name == "t.py"] == expected
+    assert [u for u in found if u.path.name != "t.py"] == []
+
+
+def test_in_the_class_only_its_own_calls_on_self_are_left_to_step_1(tmp_path):
+    runner = ("class ModelRunner:\n    def __init__(self, draft):\n        self.init_threads_binding()\n"
+              "        self.draft = draft\n        draft.init_threads_binding()\n        run(self.init_threads_binding)\n"
+              "        super().init_threads_binding()\n\n    def init_threads_binding(self):\n        pass\n")
+    checkout = make_checkout(tmp_path, {"python/sglang/srt/model_executor/model_runner.py": runner})
+    found = method_usages(checkout, MODULE, "ModelRunner", "init_threads_binding")
+    assert [(u.line, u.what) for u in found] == [
+        (5, "uses draft.init_threads_binding"),
+        (6, "uses self.init_threads_binding other than by calling it (passed as a value?)")]
+
+
+def test_self_in_a_base_of_the_class_is_a_use_even_where_the_base_defines_it(tmp_path):
+    base = "class Base:\n    def init_threads_binding(self):\n        pass\n\n    def go(self):\n" \
+           "        self.init_threads_binding()\n"
+    runner = "from sglang.srt.base import Base\n\n\nclass ModelRunner(Base):\n" \
+             "    def init_threads_binding(self):\n        pass\n"
+    checkout = make_checkout(tmp_path, {"python/sglang/srt/base.py": base,
+                                        "python/sglang/srt/model_executor/model_runner.py": runner})
+    [use] = method_usages(checkout, MODULE, "ModelRunner", "init_threads_binding")
+    assert (use.path.name, use.line, use.what) == ("base.py", 6, "uses self.init_threads_binding")

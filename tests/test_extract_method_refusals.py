@@ -62,7 +62,8 @@ CASES = {
     "call-site-not-a-statement": ("method_one_result", RUNNER, CALL, "            ok = self.bind_threads()\n",
                                   "the call self.bind_threads() is not a bare statement of its own", 30),
     "method-used-as-a-value": ("method_one_result", RUNNER, CALL, CALL + "            run(self.bind_threads)\n",
-                               "self.bind_threads is used other than by calling it", 31),
+                               "uses self.bind_threads other than by calling it (passed as a value?): steps 1-2 "
+                               "would break it", 31),
     "target-binds-the-function": ("method_one_result", TARGET, "_is_cuda = is_cuda()\n",
                                   "_is_cuda = is_cuda()\nbind_threads = None\n",
                                   "the target already binds bind_threads", 10),
@@ -162,6 +163,10 @@ USES = {  # id: (file, its text, the refusal's what, line) — each breaks betwe
                               "from sglang.srt.model_executor.model_runner import ModelRunner\n\n\n"
                               "def warm_up(runner: ModelRunner) -> None:\n    runner.bind_threads()\n",
                               "uses runner.bind_threads", 5),
+    "a-file-that-never-imports-the-class-calls-it": ("sglang/srt/managers/scheduler.py",
+                                                     "def warm_up(model_runner) -> None:\n"
+                                                     "    model_runner.bind_threads()\n",
+                                                     "uses model_runner.bind_threads", 2),
     "a-subclass-overrides-it": ("sglang/srt/hardware_backend/runners.py",
                                 "from sglang.srt.model_executor.model_runner import ModelRunner\n\n\n"
                                 "class CpuRunner(ModelRunner):\n    def bind_threads(self):\n        pass\n",
@@ -184,6 +189,35 @@ def test_a_use_outside_the_class_is_refused_naming_every_place(tmp_path, case):
         refactor(root, spec("method_one_result"))
     assert exc.value.path == root.resolve() / rel and exc.value.line == line
     assert what in str(exc.value) and "steps 1-2 would break it" in str(exc.value)
+
+
+def test_every_conflict_is_listed_at_once_with_what_to_do(tmp_path):
+    """Uses in other files, a use in the class and what step 1 refuses in the method itself."""
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_one_result", root)
+    runner = root / RUNNER
+    runner.write_text(runner.read_text().replace(FIRST, FIRST + "        self.init_threads()\n")
+                      .replace(CALL, CALL + "            run(self.bind_threads)\n"))
+    for rel in ("sglang/srt/managers/scheduler.py", "sglang/srt/hardware_backend/cpu.py"):
+        (root / rel).parent.mkdir(parents=True)
+        (root / rel).write_text("def warm_up(model_runner) -> None:\n    model_runner.bind_threads()\n")
+    with pytest.raises(Refusal) as exc:
+        refactor(root, spec("method_one_result"))
+    message = str(exc.value)
+    lines = message.splitlines()
+    assert lines[0] == "4 places the refactoring cannot update:"
+    assert lines[1:5] == [
+        f"  {root.resolve() / 'sglang/srt/hardware_backend/cpu.py'}:2: uses model_runner.bind_threads: steps 1-2 "
+        f"would break it",
+        f"  {root.resolve() / 'sglang/srt/managers/scheduler.py'}:2: uses model_runner.bind_threads: steps 1-2 "
+        f"would break it",
+        f"  {root.resolve() / RUNNER}:31: uses self.bind_threads other than by calling it (passed as a value?): "
+        f"steps 1-2 would break it",
+        f"  {root.resolve() / RUNNER}:36: call of another ModelRunner method self.init_threads(...): the function "
+        f"could not call it; pass --pass-self NAME to hand it the instance"]
+    assert lines[5].startswith("Each use that steps 1-2 would break is one of ModelRunner.bind_threads or of a "
+                               "same-named method of another class that the tool cannot tell apart from it")
+    assert "Update those places first (or rename the other class's method)" in lines[5]
 
 
 def test_the_same_method_name_on_an_unrelated_class_is_no_use(tmp_path):

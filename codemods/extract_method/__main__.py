@@ -47,9 +47,11 @@ others; an early return where a result is not written yet; a method that returns
 writes results; a call of another method of the class (use --pass-self); self used other than
 through attributes (passed along, getattr(self, ...), super()); a nested function or lambda
 using self; a decorator, async, several definitions, *args/**kwargs; a call site passing
-*args/**kwargs, or (with results) not a statement of its own; the method used other than
-by calling it on self; a name the function needs that the target module binds otherwise; a
-module global whose copy could differ.
+*args/**kwargs, or (with results) not a statement of its own; a use of the method that steps
+1-2 would break, anywhere in the checkout (x.METHOD in any file, self.METHOD passed as a value,
+a subclass overriding it, a patch of it: every place listed at once, since the tool cannot
+tell x.METHOD apart from a same-named method of another class); a name the function needs that
+the target module binds otherwise; a module global whose copy could differ.
 
 exit codes:
   0  success (or, with --dry-run, the diff was printed)

@@ -64,20 +64,22 @@ class Location:
     what: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.what}"
+        return f"{self.path}:{self.line}: {self.what}" if self.line else f"{self.path}: {self.what}"
 
 
 class Conflicts(Refusal):
     """Every place the rewrite cannot carry, listed together (all conflicts first, as PyCharm's
-    Move does, rather than one per run). `path`/`line` are the first location's."""
+    Move does, rather than one per run). `path`/`line` are the first location's; `note`, if
+    given, follows the list (what the places have in common, what to do)."""
 
-    def __init__(self, locations: Iterable[Location]):
+    def __init__(self, locations: Iterable[Location], note: str = ""):
         self.locations = sorted(set(locations))
+        self.note = note
         first = self.locations[0]
         super().__init__(first.what, first.path, first.line)
 
     def __str__(self) -> str:
-        if len(self.locations) == 1:
-            return str(self.locations[0])
-        return (f"{len(self.locations)} places the refactoring cannot update:\n"
-                + "\n".join(f"  {loc}" for loc in self.locations))
+        listed = str(self.locations[0]) if len(self.locations) == 1 else (
+            f"{len(self.locations)} places the refactoring cannot update:\n"
+            + "\n".join(f"  {loc}" for loc in self.locations))
+        return f"{listed}\n{self.note}" if self.note else listed

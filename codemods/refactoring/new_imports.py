@@ -1,8 +1,8 @@
 """What the move must not break elsewhere: uses of the method outside its class, new import cycles.
 
-Before step 1 (or 2) runs, every use of CLASS.METHOD the first steps would break
-(`method_usages`: subclasses overriding it or calling `super().METHOD`, `x.METHOD` outside the
-class, patches of it) is refused, every place at once. Step 2 adds module-level imports: the
+Every use of CLASS.METHOD the first steps would break (`method_usages`: subclasses overriding
+it, `x.METHOD` anywhere but the class's own calls of it, patches of it) is refused, every place
+at once, together with whatever a step refuses besides. Step 2 adds module-level imports: the
 class's module imports the target module, and the target gets those the moved code needs; one
 that closes an import cycle (`import_graph`) is refused, naming the cycle. A function-level
 import stays where it was, so it adds no edge.
@@ -23,12 +23,25 @@ from codemods.refactoring.method_usages import method_usages
 from codemods.refactoring.recipe import Recipe
 
 
-def refuse_outside_uses(checkout: Checkout, recipe: Recipe) -> None:
-    found = method_usages(checkout, recipe.source_module, recipe.class_name, recipe.method_name)
-    if found:
-        raise Conflicts([Location(u.path, u.line, f"{u.what}: steps 1-2 would break it ({recipe.qualified} is a "
-                                                  f"static method, then gone, until step 3's wrapper)")
-                         for u in found])
+def outside_uses(checkout: Checkout, recipe: Recipe) -> list[Location]:
+    """Every use of the method that steps 1-2 would break (`method_usages`)."""
+    return [Location(u.path, u.line, f"{u.what}: steps 1-2 would break it")
+            for u in method_usages(checkout, recipe.source_module, recipe.class_name, recipe.method_name)]
+
+
+def refuse_uses(uses: list[Location], recipe: Recipe, refusal: Optional[Refusal] = None) -> Conflicts:
+    """The refusal listing `uses` (and what a step refused besides, unless at one of them)."""
+    places = list(uses)
+    others = refusal.locations if isinstance(refusal, Conflicts) else [] if refusal is None else [
+        Location(refusal.path or uses[0].path, refusal.line or 0, refusal.why)]
+    listed = {(u.path, u.line) for u in uses}
+    places += [o for o in others if (o.path, o.line) not in listed]
+    name = recipe.qualified
+    return Conflicts(places, note=(
+        f"Each use that steps 1-2 would break is one of {name} or of a same-named method of another class that "
+        f"the tool cannot tell apart from it: step 1 makes {name} a keyword-only static method and step 2 takes "
+        f"it out of the class until step 3 puts a wrapper back. Update those places first (or rename the other "
+        f"class's method), then run again."))
 
 
 def module_imports(text: Optional[str], module: str, package: str, checkout: Checkout) -> set[tuple[str, str]]:

@@ -18,15 +18,15 @@ import libcst as cst
 from codemods.refactoring import cstutil
 from codemods.refactoring.class_info import python_ast
 from codemods.refactoring.cstutil import def_line, parse
-from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod
+from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod, Refusal
 from codemods.refactoring.formatting import Style
 from codemods.refactoring.checkout import Checkout
 from codemods.refactoring.imports import index_bindings
 from codemods.refactoring.leave_wrapper import leave_wrapper
-from codemods.refactoring.make_static import make_static
+from codemods.refactoring.make_static import Static, make_static
 from codemods.refactoring.move_function import move_function
 from codemods.refactoring.narrow_param import expand_narrows, narrow_caller, narrow_function
-from codemods.refactoring.new_imports import refuse_new_cycle, refuse_outside_uses
+from codemods.refactoring.new_imports import outside_uses, refuse_new_cycle, refuse_uses
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.references import Move, plan_references, update_references
 from codemods.refactoring.render import Renderer
@@ -148,8 +148,28 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
                              f"in {found.how}")
     else:
         plan.messages.append(f"found {source} ({name} at line {status.line}) in {found.how}")
-    if status.done < 2:  # steps 1-2 change the method under every other use of it
-        refuse_outside_uses(checkout, recipe)
+    uses = outside_uses(checkout, recipe) if status.done < 2 else []  # steps 1-2 would break them
+    try:
+        static = _run_steps(plan, module, recipe, steps, style, checkout, status, render)
+    except Refusal as exc:
+        if uses:
+            raise refuse_uses(uses, recipe, exc) from None
+        raise
+    if uses:
+        raise refuse_uses(uses, recipe)
+    plan.shape = classify(plan.originals[source], static) if status.done == 0 else \
+        f"partially extracted (steps 1-{status.done} applied)"
+    plan.messages.insert(1, f"recognised shape: {plan.shape}")
+    return plan
+
+
+def _run_steps(plan: Plan, module: cst.Module, recipe: Recipe, steps: range, style: Style, checkout: Checkout,
+               status: Status, render: Callable[[cst.Module], str]) -> Optional[Static]:
+    """Run `steps` from `module` (the source module as `plan.originals` holds it), in memory,
+    recording each step and the changes in `plan`; what step 1 found, if it ran."""
+    root = plan.root
+    source, target = root / recipe.source_file, root / recipe.target_file
+    text, target_text = plan.originals[source], plan.originals[target]
     current = {source: text, target: target_text}
     static = hole = members = None
     for number in steps:
@@ -186,12 +206,9 @@ def run(path: Path, recipe: Recipe, steps: range, style: Style,
         plan.messages.append(f"step {number}: {subject}")
         if number == 3:
             at = def_line(text, recipe.class_name, recipe.method_name)
-            plan.messages.append(f"step 3: wrapper {name} placed {where} (line {at})")
-    plan.shape = classify(plan.originals[source], static) if status.done == 0 else \
-        f"partially extracted (steps 1-{status.done} applied)"
-    plan.messages.insert(1, f"recognised shape: {plan.shape}")
+            plan.messages.append(f"step 3: wrapper {recipe.qualified} placed {where} (line {at})")
     plan.changes = {p: t for p, t in current.items() if t is not None and t != plan.originals.get(p)}
-    return plan
+    return static
 
 
 def _narrow_and_tidy(module: cst.Module, text: str, source: Path, target: Path, current: dict, changed: dict,
