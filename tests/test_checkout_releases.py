@@ -69,3 +69,23 @@ def test_a_checkout_made_from_a_release_gets_its_tests_updated(tmp_path, capsys)
     for rel in ("test/srt/test_kv.py", "benchmark/kv/bench_kv_strings.py", "scripts/check_kv_table.py"):
         assert (root / rel).read_text() == (FIXTURES / "kv_table_users/after" / rel).read_text()
     assert "TORCH_DTYPE_TO_KV_CACHE_STR = {" in (root / "python/sglang/srt/mem_cache/kv_cache_dtype.py").read_text()
+
+
+# 0.5.15.post1: the series' methods used outside ModelRunner, in files that may not import it
+SERIES_USES = {
+    "get_pp_proxy_topk_size": [("sglang/srt/managers/scheduler_pp_mixin.py", 655),
+                               ("sglang/srt/model_executor/runner/base_runner.py", 301),
+                               ("sglang/srt/model_executor/runner/decode_cuda_graph_runner.py", 333)],
+    "_get_attention_backend": [("sglang/srt/model_executor/model_runner.py", 2504),
+                               ("sglang/srt/speculative/eagle_worker_v2.py", 1394)],
+    "init_prefill_cuda_graph": [("sglang/srt/speculative/eagle_worker_v2.py", 254)],
+    "apply_torch_tp": [],
+}
+
+
+@pytest.mark.parametrize("method", SERIES_USES)
+def test_every_use_of_the_series_methods_is_found(method):
+    root = release_root("0.5.15.post1")
+    release = Checkout.find(root, root)
+    found = method_usages(release, RUNNER, "ModelRunner", method)
+    assert [(release.relative(u.path), u.line) for u in found] == SERIES_USES[method]
