@@ -116,3 +116,27 @@ def test_step_4_alone_with_nothing_to_do_says_so(tmp_path):
     with pytest.raises(AlreadyApplied, match="step 4 has nothing left to do"):
         refactor(root, spec("method_pass_self"))
     assert texts(root) == before
+
+
+TIDY = {  # id: (what the runner gains at its end, whether step 4 still drops get_cpu_ids_by_node)
+    "a-comment": ("\n# get_cpu_ids_by_node() is only read by bind_threads.\n", True),
+    "a-string": ('\nHELP = "see get_cpu_ids_by_node for the ids"\n', True),
+    "an-attribute-of-another-name": ("\n\ndef ids(utils):\n    return utils.get_cpu_ids_by_node()\n", True),
+    "an-f-string": ('\n\ndef ids():\n    return f"{get_cpu_ids_by_node()}"\n', False),
+    "a-string-annotation": ('\n\ndef ids(f: "Optional[get_cpu_ids_by_node]"):\n    return f\n', False),
+    "all": ('\n__all__ = ["ModelRunner", "get_cpu_ids_by_node"]\n', False),
+}
+
+
+@pytest.mark.parametrize("case", TIDY)
+def test_the_tidy_counts_only_real_uses(tmp_path, case):
+    added, dropped = TIDY[case]
+    root = tree(tmp_path, "method_one_result")
+    runner = root / "sglang/srt/model_executor/model_runner.py"
+    runner.write_text(runner.read_text() + added)
+    plan = refactor(root, spec("method_one_result"))
+    final = plan.changes[runner]
+    imports = [ln for ln in final.splitlines() if ln.startswith("from sglang.srt.utils import")]
+    assert ("get_cpu_ids_by_node" not in imports[0]) is dropped, imports
+    assert ("Drop get_cpu_ids_by_node" in plan.steps[3].subject) is dropped
+    compile(final, "model_runner.py", "exec")

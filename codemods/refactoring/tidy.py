@@ -2,8 +2,9 @@
 
 Candidates are the names the moved function reads in the target module, and transitively
 those its module globals there read (`_use_aiter` -> `get_bool_env_var`, `_is_hip`). A
-top-level import in the source binding a candidate goes when nothing else in the source
-spells the name (an import line holding a comment is left alone); so does a private module
+top-level import in the source binding a candidate goes when nothing else in the source uses
+the name (`uses`: names in code, string annotations and `__all__`, not in comments or other
+strings; an import line holding a comment is left alone); so does a private module
 global (`_name = ...`) that travelled with the function (the target binds it the same way).
 Dropping one may leave another unused (`get_bool_env_var` after `_use_aiter`), so this runs
 until nothing more goes. A name another file of the tree reads through the source module
@@ -14,11 +15,13 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Callable
 
 import libcst as cst
 
+from codemods.refactoring.class_info import python_ast
 from codemods.refactoring.cstutil import dotted
 from codemods.refactoring.formatting import Style, format_import
 from codemods.refactoring.free_names import free_names
@@ -65,13 +68,49 @@ def tidy_source(module: cst.Module, target: cst.Module, function: str, style: St
 
 
 def _unused_but_bound(module: cst.Module, bindings: dict, name: str, code: str) -> bool:
-    """`name` is bound at top level by exactly one statement and spelled nowhere else."""
+    """`name` is bound at top level by exactly one statement and used nowhere else. The text is
+    searched first (a superset of the uses: it also finds the name in comments and strings);
+    only a name it finds elsewhere is looked up in the code's real uses."""
     found = bindings.get(name, [])
     if len(found) != 1:
         return False
     own = cst.Module(body=[module.body[found[0].index]]).code
     pat = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
-    return len(pat.findall(code)) == len(pat.findall(own))
+    return len(pat.findall(code)) == len(pat.findall(own)) or uses(code)[name] == uses(own)[name]
+
+
+@lru_cache(maxsize=4)
+def uses(code: str) -> Counter:
+    """How many times `code` uses each name: as a name in its code (f-strings included), in a
+    string annotation (`x: "ModelConfig"`), or exported by `__all__`; not in comments or other
+    strings."""
+    found: Counter = Counter()
+    for node in ast.walk(python_ast(code)):
+        if isinstance(node, ast.Name):
+            found[node.id] += 1
+        elif isinstance(node, ast.arg) and node.annotation is not None:
+            found.update(_quoted(node.annotation))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            found.update(_quoted(node.returns))
+        elif isinstance(node, ast.AnnAssign):
+            found.update(_quoted(node.annotation))
+        elif isinstance(node, (ast.Assign, ast.AugAssign)) and "__all__" in {
+                t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)}:
+            found.update(e.value for e in getattr(node.value, "elts", ()) if isinstance(e, ast.Constant)
+                         and isinstance(e.value, str))
+    return found
+
+
+def _quoted(annotation: ast.expr) -> Counter:
+    """The names a string annotation spells, in it or in strings nested in it (`Optional["X"]`)."""
+    found: Counter = Counter()
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                found.update(n.id for n in ast.walk(ast.parse(node.value, mode="eval")) if isinstance(n, ast.Name))
+            except SyntaxError:
+                continue
+    return found
 
 
 def _drop(module: cst.Module, drop: set[str], target: cst.Module, style: Style, globals_: bool
