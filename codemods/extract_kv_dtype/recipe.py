@@ -37,6 +37,7 @@ RECIPE = Recipe(
     moved_globals=("TORCH_DTYPE_TO_KV_CACHE_STR",),
     new_target=True,
     package_inits=False,  # mem_cache/ exists in every release; our fixture trees leave it out
+    future_annotations=False,  # #31147's kv_cache_dtype.py imports what its annotations name
     tidy_globals=False,  # #31147 kept `_is_hip = is_hip()` in the runner (the harness needs it there)
     subjects={
         1: "Make ModelRunner.configure_kv_cache_dtype a keyword-only static method",

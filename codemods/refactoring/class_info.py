@@ -31,27 +31,36 @@ class ClassInfo:
 def class_info(text: str, class_name: str, root: Path, module: str) -> ClassInfo:
     """Members of top-level class `class_name` in `text` (module `module` under `root`) and its bases."""
     info = ClassInfo()
-    _collect(text, class_name, root, module, info, set())
+    for cls, source in classes(text, class_name, root, module):
+        lines = source.splitlines(True)
+        for s in cls.body:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name not in info.properties:
+                if any(ast.unparse(d) in PROPERTY_DECORATORS or ast.unparse(d).endswith(".setter")
+                       for d in s.decorator_list):
+                    info.properties.setdefault(s.name, "".join(lines[s.lineno - 1:s.end_lineno]))
+                elif s.name not in info.properties:
+                    info.methods.add(s.name)
     return info
 
 
-def _collect(text: str, class_name: str, root: Path, module: str, info: ClassInfo, seen: set) -> None:
+def classes(text: str, class_name: str, root: Path, module: str) -> list[tuple[ast.ClassDef, str]]:
+    """Top-level class `class_name` of `text` (module `module` under `root`), then its bases
+    found in the tree, depth first, each with the text of its module."""
+    out: list[tuple[ast.ClassDef, str]] = []
+    _collect(text, class_name, root, module, out, set())
+    return out
+
+
+def _collect(text: str, class_name: str, root: Path, module: str, out: list, seen: set) -> None:
     if (module, class_name) in seen or len(seen) > 20:
         return
     seen.add((module, class_name))
     tree = python_ast(text)
-    lines = text.splitlines(True)
     found = [s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name]
     if not found:
         return
     cls = found[0]
-    for s in cls.body:
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name not in info.properties:
-            if any(ast.unparse(d) in PROPERTY_DECORATORS or ast.unparse(d).endswith(".setter")
-                   for d in s.decorator_list):
-                info.properties.setdefault(s.name, "".join(lines[s.lineno - 1:s.end_lineno]))
-            elif s.name not in info.properties:
-                info.methods.add(s.name)
+    out.append((cls, text))
     for base in cls.bases:
         if isinstance(base, ast.Name):
             where = _defining_module(tree, base.id, module)
@@ -60,7 +69,7 @@ def _collect(text: str, class_name: str, root: Path, module: str, info: ClassInf
             base_module, base_name = where
             base_text = text if base_module == module else _read(root, base_module)
             if base_text is not None:
-                _collect(base_text, base_name, root, base_module, info, seen)
+                _collect(base_text, base_name, root, base_module, out, seen)
 
 
 def _defining_module(tree: ast.Module, name: str, module: str) -> Optional[tuple[str, str]]:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import builtins
 import symtable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
 from codemods.refactoring.errors import Refusal
-from codemods.refactoring.imports import Binding, index_bindings, restricted_import
+from codemods.refactoring.import_placement import from_import
+from codemods.refactoring.imports import Binding, imported_module, index_bindings, restricted_import
 from codemods.refactoring.rebinding import changes
+from codemods.refactoring.type_checking import type_checking_imports
 
 BUILTINS = frozenset(dir(builtins))
 
@@ -33,20 +36,38 @@ def free_names(stmts: Sequence[cst.BaseStatement]) -> set[str]:
     return free - bound - BUILTINS
 
 
+@dataclass(frozen=True)
+class Annotations:
+    """The names only the moved function's annotations use, and how the target reads them."""
+
+    names: frozenset[str] = frozenset()
+    lazy: bool = False  # the target has (or, new, gets) `from __future__ import annotations`
+    source_module: str = ""  # the class's module (what it defines is imported from there)
+    first_party: str = ""  # the package whose names are imported under TYPE_CHECKING (`sglang`)
+
+
 def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseStatement], package: str, path: Path,
                     moved_names: set[str], use_line: Callable[[str], Optional[int]],
-                    ) -> tuple[list[cst.SimpleStatementLine], list[cst.BaseStatement]]:
-    """What must come along with `moved`: restricted imports and module globals (transitively).
+                    annotations: Annotations = Annotations(),
+                    ) -> tuple[list[cst.SimpleStatementLine], list[cst.BaseStatement], list[cst.SimpleStatementLine]]:
+    """What must come along with `moved`: restricted imports and module globals (transitively),
+    and the imports only annotations need, for under `if TYPE_CHECKING:` (`type_imports`).
+
+    In a lazy target a name only annotations use is imported under TYPE_CHECKING when it comes
+    from the package (`first_party`), from the source's own TYPE_CHECKING block, or is defined by
+    the source module itself; any other is imported as the source imports it.
 
     A module global is copied only when its value has a form known to give the same value in
     the new module (`_copyable`) and nothing in the source module rebinds or mutates it
     (`rebinding.changes`): else the two modules' copies could differ. Refusals give the line
     where the moved code uses the name (`use_line`).
-    Returns (imports, globals) in their original order; globals are copies without comments.
+    Returns (imports, globals, type imports) in their original order; globals are copies without
+    comments.
     """
     bindings = index_bindings(module)
     wanted_imports: dict[int, set[str]] = {}
     wanted_globals: dict[int, str] = {}
+    typed = _TypeImports(module, bindings, package, annotations) if annotations.lazy else None
     todo = sorted(free_names(moved) - moved_names)
     seen: set[str] = set()
     while todo:
@@ -55,6 +76,8 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
             continue
         seen.add(name)
         found: list[Binding] = bindings.get(name, [])
+        if typed is not None and name in annotations.names and typed.add(name, found):
+            continue
         if not found:
             why = "a star import may bind it" if "*" in bindings else "nothing at module level binds it"
             raise Refusal(f"moved code uses {name!r}, which cannot be resolved: {why}", path, use_line(name))
@@ -73,6 +96,11 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
                     "a name bound inside an if/try block (e.g. TYPE_CHECKING)", "assign": "assigned more than once",
                     "import": "imported more than once"}
             kind = next(k for k in ("definition", "conditional", "assign", "import") if k in kinds)
+            if name in annotations.names and kind in ("definition", "conditional"):
+                raise Refusal(f"the moved function's annotations use {name!r}, {what[kind]} in the source module: "
+                              f"the target has no `from __future__ import annotations`, so they would be evaluated "
+                              f"there; add that import to the target first (the name is then imported under "
+                              f"TYPE_CHECKING)", path, use_line(name))
             raise Refusal(f"moved code uses {name!r}, {what[kind]} in the source module; move it by hand", path,
                           use_line(name))
     changed = changes(text, wanted_globals.values())
@@ -87,7 +115,39 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
                           f"module may not equal it; move it by hand", path, use_line(name))
     imports = [restricted_import(module.body[i], names, package) for i, names in sorted(wanted_imports.items())]
     globals_ = [_without_comments(module.body[i]) for i in sorted(wanted_globals)]
-    return imports, globals_
+    return imports, globals_, typed.imports() if typed is not None else []
+
+
+class _TypeImports:
+    """The imports a lazy target takes under `if TYPE_CHECKING:` for names only annotations use."""
+
+    def __init__(self, module: cst.Module, bindings: dict, package: str, annotations: Annotations):
+        self.module, self.bindings, self.package, self.a = module, bindings, package, annotations
+        self.guarded = type_checking_imports(module)
+        self.lines: dict[int, tuple[cst.SimpleStatementLine, set[str]]] = {}  # id(import line) -> names
+        self.own: list[str] = []  # names the source module defines
+
+    def add(self, name: str, found: list[Binding]) -> bool:
+        """Whether `name` is imported under TYPE_CHECKING (else it travels as any other name)."""
+        kinds = {b.kind for b in found}
+        if kinds == {"import"} and len(found) == 1:
+            stmt = self.module.body[found[0].index]
+            small = next(s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom)))
+            if imported_module(small, found[0].alias, self.package).split(".")[0] != self.a.first_party:
+                return False
+        elif kinds == {"conditional"} and name in self.guarded:
+            stmt = self.guarded[name]
+        elif len(found) == 1 and kinds <= {"definition", "assign"}:
+            self.own.append(name)
+            return True
+        else:
+            return False
+        self.lines.setdefault(id(stmt), (stmt, set()))[1].add(name)
+        return True
+
+    def imports(self) -> list[cst.SimpleStatementLine]:
+        out = [restricted_import(stmt, names, self.package) for stmt, names in self.lines.values()]
+        return out + ([from_import(self.a.source_module, sorted(self.own))] if self.own else [])
 
 
 def _copyable(stmt: cst.BaseStatement, bindings: dict[str, list[Binding]]) -> bool:

@@ -42,6 +42,12 @@ def absolute_module(node: cst.ImportFrom, package: str) -> str:
     return ".".join([*base, mod] if mod else base)
 
 
+def imported_module(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, package: str) -> str:
+    """The module an import statement reads `alias` from: `x.y` for `from x.y import z` (relative
+    dots resolved against `package`) and for `import x.y`."""
+    return absolute_module(small, package) if isinstance(small, cst.ImportFrom) else module_name(alias.name)
+
+
 def bound_name(alias: cst.ImportAlias, is_from: bool) -> str:
     if alias.asname is not None:
         return alias.asname.name.value

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 import libcst.matchers as m
@@ -117,8 +117,9 @@ def the_method(module: cst.Module, text: str, path: Path, recipe: Recipe):
     return cls_index, cls, index, func, line
 
 
-def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style, root: Path
-                ) -> tuple[cst.Module, Static]:
+def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style, root: Path,
+                annotate: Optional[Callable[[list[Param]], None]] = None) -> tuple[cst.Module, Static]:
+    """`annotate`: annotates the inferred parameters it can (`annotations.Annotator`; None: none)."""
     cls_index, cls, index, func, line = the_method(module, text, path, recipe)
     own = own_params(func, path, line, strict=not recipe.infer)
     line_of = LineMap(func, line)
@@ -140,6 +141,8 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
         raise Refusal(f"{recipe.qualified} has a parameter named like an inferred one "
                       f"({', '.join(sorted(clash_with_own(own, new_names)))})", path, line)
 
+    if annotate is not None:
+        annotate(rewrites.params)
     body = func.body.visit(_ApplyRewrites(rewrites)) if not recipe.pass_self else func.body.visit(
         _PassSelf(recipe.pass_self))
     stmts = list(body.body)
@@ -153,8 +156,7 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
     kwonly = [cst.Param(cst.Name(p.name), annotation=cst.Annotation(cst.parse_expression(p.annotation))
                         if p.annotation else None) for p in rewrites.params]
     kwonly += [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in own]
-    returns = cst.Annotation(cst.parse_expression(recipe.return_annotation)) if recipe.return_annotation else \
-        (None if rewrites.results else func.returns)
+    returns = _returns(func, recipe, rewrites)
     new_func = func.with_changes(
         decorators=[cst.Decorator(cst.Name("staticmethod"))],
         params=cst.Parameters(star_arg=cst.ParamStar(), kwonly_params=kwonly),
@@ -169,6 +171,20 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
                     rewrites.record_style, rewrites.returns_value, func)
     cls = _rewrite_call_sites(cls, text, path, recipe, static, style)
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:])), static
+
+
+def _returns(func: cst.FunctionDef, recipe: Recipe, rewrites: Rewrites) -> Optional[cst.Annotation]:
+    """The function's return annotation: the recipe's; none when it returns results (the method's
+    own would not describe them); the method's own; else `-> None` when it provably returns None
+    (no `return <value>`, no `yield`)."""
+    if recipe.return_annotation:
+        return cst.Annotation(cst.parse_expression(recipe.return_annotation))
+    if rewrites.results:
+        return None
+    if func.returns is not None or not recipe.infer or rewrites.returns_value or m.findall(
+            func.body, m.Yield()):
+        return func.returns
+    return cst.Annotation(cst.Name("None"))
 
 
 def clash_with_own(own: list[cst.Param], names: set[str]) -> set[str]:

@@ -23,13 +23,16 @@ from codemods.refactoring.call_sites import find_sites, holders, require_calls, 
 from codemods.refactoring.cstutil import binding_line, class_members, def_line, parse, plain_names, top_class
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.formatting import Style, format_module
-from codemods.refactoring.free_names import travelling_code
+from codemods.refactoring.annotations import annotation_only, is_lazy
+from codemods.refactoring.free_names import Annotations, travelling_code
 from codemods.refactoring.import_placement import add_import, from_import
 from codemods.refactoring.imports import absolute_module, bound_name, index_bindings, module_name
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.target_module import merge_into
+from codemods.refactoring.type_checking import add_type_checking_imports
 
 Hole = tuple[int, list[cst.EmptyLine]]
+FUTURE = cst.parse_statement("from __future__ import annotations\n")
 
 
 def _comments_only(lines) -> list[cst.EmptyLine]:
@@ -83,10 +86,16 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     def use_line(name: str) -> int:
         return _use_line(on_disk, name, def_line(on_disk, recipe.class_name, recipe.method_name))
 
-    imports, globals_ = travelling_code(module, on_disk, [*moved_globals, function], package, path,
-                                        set(recipe.moved_globals) | own_globals, use_line)
+    target_module = parse(target, target_text) if target_text is not None else None
+    lazy = is_lazy(target_module) if target_module is not None else recipe.future_annotations
+    annotations = Annotations(frozenset(annotation_only([function])), lazy, recipe.source_module,
+                              recipe.source_module.split(".")[0])
+    imports, globals_, type_imports = travelling_code(module, on_disk, [*moved_globals, function], package, path,
+                                                      set(recipe.moved_globals) | own_globals, use_line, annotations)
     if target_text is None:
-        body = [*imports]
+        head = cst.Module(body=[*([FUTURE] if lazy else []), *imports])
+        head = add_type_checking_imports(head, type_imports, style, recipe.target_package)
+        body = list(head.body)
         for g in globals_:
             body.append(g.with_changes(leading_lines=_blank(1)))
         for g in moved_globals:
@@ -94,8 +103,8 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         body.append(function)
         target_code = format_module(cst.Module(body=body).code, style)
     else:
-        target_code = merge_into(target_text, target, recipe.target_package, imports, globals_, moved_globals,
-                                 function, style, lambda name: f"{path}:{binding_line(on_disk, name) or use_line(name)}"
+        target_code = merge_into(target_text, target, recipe.target_package, imports, type_imports, globals_,
+                                 moved_globals, function, style, lambda name: f"{path}:{binding_line(on_disk, name) or use_line(name)}"
                                  if name != recipe.function else f"{path}:{use_line(recipe.method_name)}")
 
     # The source module: drop the moved globals and the method, call the module function at

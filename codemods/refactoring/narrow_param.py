@@ -3,12 +3,13 @@
 In the moved function `param: X` becomes `new_param: annotation` and every
 `param.attribute` becomes `new_param` (several narrows of one parameter give several new
 parameters, in place of the old one); the wrapper passes `arg.attribute` for `param=arg`.
-Only the function is formatted again.
+Only the function is formatted again. An import step 2 added only for `X` then goes.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import libcst as cst
 import libcst.matchers as m
@@ -17,8 +18,11 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from codemods.refactoring.cstutil import LineMap, class_members, def_line, dotted, plain_names, top_class
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.formatting import Style, format_statement
+from codemods.refactoring.free_names import free_names
 from codemods.refactoring.recipe import Narrow, Recipe
 from codemods.refactoring.signature import kwarg
+from codemods.refactoring.tidy import uses
+from codemods.refactoring.type_checking import drop_imports
 
 
 class _NarrowReads(cst.CSTTransformer):
@@ -137,6 +141,22 @@ def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
     func = func.with_changes(params=func.params.with_changes(kwonly_params=params), body=body)
     func = format_statement(func, 0, style)
     return module.with_changes(body=(*module.body[:index], func, *module.body[index + 1:])).code
+
+
+def drop_unused_imports(before: str, after: str, function: str, style: Style,
+                        keep: Callable[[set[str]], set[str]] = lambda names: set()) -> str:
+    """`after` (the target once narrowed) without the imports of names that only the function's
+    narrowed-away parameters used (their annotations) and that nothing else in it uses; `keep`:
+    those of some names that other files read through the target (they stay)."""
+    old, new = cst.parse_module(before), cst.parse_module(after)
+    gone = free_names(_functions(old, function)) - free_names(_functions(new, function))
+    unused = {n for n in gone if not uses(after)[n]}
+    unused -= keep(unused) if unused else set()
+    return drop_imports(new, unused, style).code if unused else after
+
+
+def _functions(module: cst.Module, name: str) -> list[cst.FunctionDef]:
+    return [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
 
 
 def _position(module: cst.Module, node: cst.CSTNode) -> int:

@@ -16,6 +16,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from codemods.refactoring import cstutil
+from codemods.refactoring.annotations import Annotator, annotation_only, is_lazy
 from codemods.refactoring.class_info import python_ast
 from codemods.refactoring.cstutil import def_line, parse
 from codemods.refactoring.errors import AlreadyApplied, BadInput, NoSuchMethod, Refusal
@@ -25,7 +26,7 @@ from codemods.refactoring.imports import index_bindings
 from codemods.refactoring.leave_wrapper import leave_wrapper
 from codemods.refactoring.make_static import Static, make_static
 from codemods.refactoring.move_function import move_function
-from codemods.refactoring.narrow_param import expand_narrows, narrow_caller, narrow_function
+from codemods.refactoring.narrow_param import drop_unused_imports, expand_narrows, narrow_caller, narrow_function
 from codemods.refactoring.new_imports import outside_uses, refuse_new_cycle, refuse_uses
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.references import Move, plan_references, update_references
@@ -176,7 +177,9 @@ def _run_steps(plan: Plan, module: cst.Module, recipe: Recipe, steps: range, sty
         changed: dict[Path, str] = {}
         subject = recipe.subject(number) if number < 4 else ""
         if number == 1:
-            module, static = make_static(module, text, source, recipe, style, root)
+            annotate = Annotator(checkout, recipe, module, text, root, parse(target, target_text)
+                                 if target_text is not None else None).annotate if recipe.infer else None
+            module, static = make_static(module, text, source, recipe, style, root, annotate)
             members = static.members
         elif number == 2:
             module, new_target, hole = move_function(module, text, source, recipe, style, target, current[target],
@@ -218,14 +221,18 @@ def _narrow_and_tidy(module: cst.Module, text: str, source: Path, target: Path, 
     narrowed = []
     if recipe.narrows:
         recipe = replace(recipe, narrows=expand_narrows(current[target], recipe))
-        changed[target] = narrow_function(current[target], target, recipe, style)
+        changed[target] = drop_unused_imports(
+            current[target], narrow_function(current[target], target, recipe, style), recipe.function, style,
+            lambda names: _referenced_elsewhere(checkout, recipe.target_module, recipe.source_module, names, style,
+                                                {source, target}))
         module = narrow_caller(module, text, source, recipe, style)
         for param in dict.fromkeys(n.param for n in recipe.narrows):
             new = [n.new_param for n in recipe.narrows if n.param == param]
             narrowed.append(f"Pass {', '.join(new)} instead of {param} to {recipe.function}")
     target_module = parse(target, changed.get(target, current[target]))
     module, dropped = tidy_source(module, target_module, recipe.function, style,
-                                  lambda names: _referenced_elsewhere(checkout, recipe, names, style,
+                                  lambda names: _referenced_elsewhere(checkout, recipe.source_module,
+                                                                      recipe.target_module, names, style,
                                                                       {source, target}),
                                   recipe.tidy_globals, render)
     if 4 in recipe.subjects:
@@ -242,9 +249,13 @@ def _narrow_and_tidy(module: cst.Module, text: str, source: Path, target: Path, 
 def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, target_path: Path, new_target: str,
                      style: Style, skip: set[Path]) -> dict[Path, tuple[str, str]]:
     """Step 2's changes to the rest of the checkout (`references.update_references`): references
-    to the moved globals, and patches of what the moved function reads through the old module."""
+    to the moved globals, and patches of what the moved function reads through the old module
+    (in a module with `from __future__ import annotations`, not what only its annotations name)."""
     target = parse(target_path, new_target)
     reads = candidates(target, recipe.function) - set(recipe.moved_globals)
+    if is_lazy(target):  # what only its annotations name, it never reads
+        reads -= annotation_only([s for s in target.body if isinstance(s, cst.FunctionDef)
+                                  and s.name.value == recipe.function])
     bindings = index_bindings(target)
     copies = {n for n in reads if {b.kind for b in bindings.get(n, [])} - {"import"}}
     move = Move(recipe.source_module, {n: recipe.target_module for n in recipe.moved_globals},
@@ -253,14 +264,15 @@ def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, tar
                              reads=reads, copies=copies)
 
 
-def _referenced_elsewhere(checkout: Checkout, recipe: Recipe, names: set[str], style: Style, skip: set[Path]
-                          ) -> set[str]:
-    """Which of `names` some other file of the checkout reads through the source module
-    (`from source import NAME`, `source.NAME`, `"source.NAME"`): the source keeps binding them.
-    A name no file spells next to the module's name (`may_reference`) is not looked for."""
-    tail = recipe.source_module.rpartition(".")[2]
+def _referenced_elsewhere(checkout: Checkout, module: str, other: str, names: set[str], style: Style,
+                          skip: set[Path]) -> set[str]:
+    """Which of `names` some other file of the checkout reads through `module` (`from module
+    import NAME`, `module.NAME`, `"module.NAME"`: a reference that moving NAME to `other` would
+    rewrite): the module keeps binding them. A name no file spells next to the module's name
+    (`may_reference`) is not looked for."""
+    tail = module.rpartition(".")[2]
     return {n for n in names if any(checkout.select(lambda data: may_reference(data, tail, n)))
-            and any(plan_references(checkout, Move(recipe.source_module, {n: recipe.target_module}), style, skip))}
+            and any(plan_references(checkout, Move(module, {n: other}), style, skip))}
 
 
 def may_reference(data: bytes, tail: str, name: str) -> bool:

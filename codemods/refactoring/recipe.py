@@ -80,6 +80,9 @@ class Recipe:
     moved_globals: tuple[str, ...] = ()
     new_target: bool = False  # the target module must not exist before step 2 (#31147 creates it)
     package_inits: bool = True  # a new folder on the way to the target gets an empty __init__.py
+    # a new target module starts with `from __future__ import annotations` (names of the package
+    # that only annotations use are then imported under `if TYPE_CHECKING:`)
+    future_annotations: bool = True
     tidy_globals: bool = True  # step 4 also drops private module globals only the moved code used
     subjects: dict[int, str] = field(default_factory=dict)  # commit subjects; default: `subject()`, step 4's
 

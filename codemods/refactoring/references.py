@@ -187,7 +187,8 @@ class _References(ast.NodeVisitor):
         rest = [a for a in small.names if a not in moved]
         out: list[cst.SimpleStatementLine] = []
         if rest:  # the commas stay as they were (with their comments), but a bare trailing one
-            if "#" not in cst.Module([]).code_for_node(rest[-1].comma) if rest[-1].comma else True:
+            comma = rest[-1].comma
+            if not (isinstance(comma, cst.Comma) and "#" in cst.Module([]).code_for_node(comma)):
                 rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             out.append(format_import(line.with_changes(body=[small.with_changes(names=rest)]), self.style))
         for new in dict.fromkeys(self.move.names[module_name(a.name)] for a in moved):

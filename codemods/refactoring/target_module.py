@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
@@ -23,13 +23,16 @@ from codemods.refactoring.formatting import Style, format_statement
 from codemods.refactoring.free_names import free_names
 from codemods.refactoring.import_placement import add_import
 from codemods.refactoring.imports import Binding, absolute_module, bound_name, index_bindings, is_import_line
+from codemods.refactoring.type_checking import add_type_checking_imports, type_checking_imports
 
 
 def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.SimpleStatementLine],
-               globals_: Sequence[cst.BaseStatement], moved: Sequence[cst.BaseStatement],
-               function: cst.FunctionDef, style: Style, source_line: Callable[[str], str]) -> str:
-    """The target module's new text. `source_line(name)`: where the source module binds `name`
-    ("path:line"); `source_line(function name)`: where the method is defined."""
+               type_imports: Sequence[cst.SimpleStatementLine], globals_: Sequence[cst.BaseStatement],
+               moved: Sequence[cst.BaseStatement], function: cst.FunctionDef, style: Style,
+               source_line: Callable[[str], str]) -> str:
+    """The target module's new text. `type_imports`: for under `if TYPE_CHECKING:`.
+    `source_line(name)`: where the source module binds `name` ("path:line"); `source_line(function
+    name)`: where the method is defined."""
     module = original = parse(path, text)
     bindings = index_bindings(original)  # indices into `original`: `module` changes as imports are added
 
@@ -41,19 +44,13 @@ def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.Simple
     if name in bindings:
         raise Refusal(f"the target already binds {name}, the name of the function moving here from "
                       f"{source_line(name)}; choose another name with --name", path, binding_line(text, name) or 1)
+    guarded = type_checking_imports(original)
     for stmt in imports:
-        small = stmt.body[0]
-        is_from = isinstance(small, cst.ImportFrom)
-        missing = []
-        for alias in small.names:
-            bound = bound_name(alias, is_from)
-            found = bindings.get(bound)
-            if found is None:
-                missing.append(alias)
-            elif not _same_import(original, found, small, alias, package):
-                raise clash(bound, f"the moved code imports {bound}")
-        if missing:
-            module = add_import(module, stmt.with_changes(body=[small.with_changes(names=missing)]), style, package)
+        missing = _missing(stmt, original, bindings, package, clash)
+        if missing is not None:
+            module = add_import(module, missing, style, package)
+    module = add_type_checking_imports(module, [m for s in type_imports if (
+        m := _missing(s, original, bindings, package, clash, guarded)) is not None], style, package)
     new_globals = []
     for g in globals_:
         bound = _assigned_name(g)
@@ -78,7 +75,32 @@ def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.Simple
     return module.with_changes(body=body).code
 
 
-def _same_import(module: cst.Module, found: list[Binding], small, alias: cst.ImportAlias, package: str) -> bool:
+def _missing(stmt: cst.SimpleStatementLine, original: cst.Module, bindings: dict, package: str,
+             clash: Callable[[str, str], Refusal], guarded: Optional[dict] = None
+             ) -> Optional[cst.SimpleStatementLine]:
+    """The part of import `stmt` the target lacks (None: it binds every name the same way);
+    `guarded`: for an import under TYPE_CHECKING, the target's own such import lines."""
+    small = stmt.body[0]
+    is_from = isinstance(small, cst.ImportFrom)
+    missing = []
+    for alias in small.names:
+        bound = bound_name(alias, is_from)
+        found = bindings.get(bound)
+        if found is None:
+            missing.append(alias)
+            continue
+        where = original
+        if guarded is not None and bound in guarded:  # the target imports it under TYPE_CHECKING already
+            line = guarded[bound]
+            where = cst.Module(body=[line])
+            found = [Binding(bound, 0, "import", next(a for a in line.body[0].names if bound_name(
+                a, isinstance(line.body[0], cst.ImportFrom)) == bound))]
+        if not same_import(where, found, small, alias, package):
+            raise clash(bound, f"the moved code imports {bound}")
+    return stmt.with_changes(body=[small.with_changes(names=missing)]) if missing else None
+
+
+def same_import(module: cst.Module, found: list[Binding], small, alias: cst.ImportAlias, package: str) -> bool:
     """Whether the target's one binding of the name is an import of the same thing as `alias` in `small`."""
     if len(found) != 1 or found[0].kind != "import":
         return False
