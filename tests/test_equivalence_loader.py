@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from equivalence.cli import main
-from equivalence.engine.load import LoadError
+from equivalence.engine.load import LoadError, exec_module
 from equivalence.engine.observe import Session, capture_logs
 from equivalence.engine.stubs import PrivateModules, StubScope, StubTouched, StubValue
 from equivalence.engine.world import Domains, value
@@ -189,6 +189,22 @@ def test_module_level_code_of_a_real_release_imports_with_stubs():
     assert callable(version.cls.__dict__["_record_kv_cache_dtype"])
     bases = [b.__name__ for b in version.cls.__mro__]
     assert any(n.startswith("StubBase[") for n in bases)  # ModelRunnerKVCacheMixin is a stub base
+
+
+def test_a_missing_module_is_a_stub_for_the_package_only(tmp_path, monkeypatch):
+    """sglang's imports of what is not installed get stubs; a real package's own optional
+    imports (sympy's `try: import flint` under torch.distributed.tensor) get the ImportError they
+    expect, not a stub that breaks them."""
+    (tmp_path / "optional_user.py").write_text(
+        "try:\n    import not_installed_xyz\nexcept ImportError:\n    not_installed_xyz = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with PrivateModules(StubScope("x")):
+        import optional_user
+
+        package = exec_module("sglang.srt.user", str(tmp_path / "user.py"), "import not_installed_xyz\n")
+    assert optional_user.not_installed_xyz is None
+    assert type(package.not_installed_xyz).__name__ == "StubModule"
+    del sys.modules["optional_user"]
 
 
 def test_private_modules_restores_previous_entries():

@@ -195,15 +195,20 @@ class StubModule(types.ModuleType):
 
 
 class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves stub modules for `prefixes` (first on sys.meta_path) or as a last resort."""
+    """Serves stub modules for `prefixes` (first on sys.meta_path), or as a last resort for a
+    missing module that a module of `importers` imports: a real third-party package's own
+    imports (`try: import flint` in sympy) meet the ImportError they expect, never a stub."""
 
-    def __init__(self, scope: StubScope, prefixes: tuple[str, ...] | None):
+    def __init__(self, scope: StubScope, prefixes: tuple[str, ...] | None, importers: tuple[str, ...] = ()):
         self.scope = scope
         self.prefixes = prefixes
+        self.importers = importers
         self.served: list[str] = []
 
     def find_spec(self, fullname, path=None, target=None):
         if self.prefixes is not None and not fullname.startswith(self.prefixes):
+            return None
+        if self.prefixes is None and not _importer().startswith(self.importers):
             return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
@@ -213,6 +218,16 @@ class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         pass
+
+
+def _importer() -> str:
+    """The `__name__` of the module whose code runs the import in progress (the first frame
+    outside the import machinery)."""
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
+                                 or frame.f_globals.get("__name__", "").startswith("importlib")):
+        frame = frame.f_back
+    return "" if frame is None else frame.f_globals.get("__name__", "")
 
 
 _import_lock = threading.RLock()
@@ -228,7 +243,7 @@ class PrivateModules:
 
     def __init__(self, scope: StubScope, prefixes: tuple[str, ...] = ("sglang",)):
         self.first = StubFinder(scope, prefixes)
-        self.last = StubFinder(scope, None)
+        self.last = StubFinder(scope, None, importers=prefixes)
 
     def __enter__(self):
         _import_lock.acquire()
