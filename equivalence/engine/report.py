@@ -171,23 +171,30 @@ def summary_table(report: dict) -> list[str]:
     return out
 
 
+def difference_sections(p: dict, example_line: Callable[[dict], str] = _choices) -> list[str]:
+    """A pair's divergences, classified differences and what was not modelled, in Markdown,
+    each kind with its smallest configuration (`example_line(entry)`) and both observations."""
+    out = []
+    for title, entries in (("Divergences", p["divergences"]), ("Classified differences", p["classified"]),
+                           ("Not modelled", p.get("not_modelled", []))):
+        if not entries:
+            continue
+        out += ["", f"### {title}: {p['before']} → {p['after']}"]
+        for d in entries:
+            out.append(f"- **{d['kind']}** in {d['count']} configurations. " + d.get("explanation", ""))
+            for g in d.get("globals", []):
+                out.append(f"  - `{g['name']}`: before `{g['before']}`, after `{g['after']}` {g['detail']}")
+            if d.get("example") is not None:
+                out.append(f"  - smallest: `{example_line(d)}`")
+                out.append(f"  - before: `{json.dumps(d['before'])}`")
+                out.append(f"  - after: `{json.dumps(d['after'])}`")
+    return out
+
+
 def markdown(report: dict) -> str:
     out = summary_table(report)
     for p in report["pairs"]:
-        items = [("Divergences", p["divergences"]), ("Classified differences", p["classified"]),
-                 ("Not modelled", p["not_modelled"])]
-        for title, entries in items:
-            if not entries:
-                continue
-            out += ["", f"### {title}: {p['before']} → {p['after']}"]
-            for d in entries:
-                out.append(f"- **{d['kind']}** in {d['count']} configurations. " + d.get("explanation", ""))
-                for g in d.get("globals", []):
-                    out.append(f"  - `{g['name']}`: before `{g['before']}`, after `{g['after']}` {g['detail']}")
-                if "example" in d:
-                    out.append(f"  - smallest: `{_choices(d)}`")
-                    out.append(f"  - before: `{json.dumps(d['before'])}`")
-                    out.append(f"  - after: `{json.dumps(d['after'])}`")
+        out += difference_sections(p)
         for side, cov in p["coverage"].items():
             units = ", ".join(f"{u['unit']} {u['hit']}/{u['branches']}" for u in cov.get("units", []))
             out.append(f"- {p['before']} → {p['after']}, {side}: branches {cov['hit']}/{cov['branches']}"

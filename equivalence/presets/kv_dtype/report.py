@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from ...engine.report import EXPLAIN as ENGINE_EXPLAIN
-from ...engine.report import Render, missed_lines, overall, pair_json, pair_line, revision_lines, static_lines, summary_table
+from ...engine.report import Render, difference_sections, missed_lines, overall, pair_json, pair_line, revision_lines, static_lines, summary_table
 from .findings import Finding
 from .hints import size_key, to_json
 from .observed import summary
@@ -95,19 +95,7 @@ def markdown(report: dict) -> str:
         for i in p.get("intended", []):
             out += ["", f"- {p['before']} → {p['after']}: {_intended_line(i)}"]
     for p in report["pairs"]:
-        for title, items in (("Divergences", p["divergences"]), ("Classified differences", p["classified"]),
-                             ("Not modelled", p.get("not_modelled", []))):
-            if not items:
-                continue
-            out += ["", f"### {title}: {p['before']} → {p['after']}"]
-            for d in items:
-                out.append(f"- **{d['kind']}** in {d['count']} configurations. " + d.get("explanation", ""))
-                for g in d.get("globals", []):
-                    out.append(f"  - `{g['name']}`: before `{g['before']}`, after `{g['after']}` {g['detail']}")
-                if d.get("example"):
-                    out.append(f"  - smallest: `{_config_line(d['example'])}`")
-                    out.append(f"  - before: `{json.dumps(d['before'])}`")
-                    out.append(f"  - after: `{json.dumps(d['after'])}`")
+        out += difference_sections(p, lambda d: _config_line(d["example"]))
         for side, cov in p["coverage"].items():
             if cov["missed"]:
                 out.append(f"- {p['before']} → {p['after']}, {side}: branches not hit: {'; '.join(cov['missed'])}")
