@@ -8,6 +8,9 @@ star imports followed); a def or class by the object's qualified name, else stru
 assignment structurally, a literal container entry by entry (the first differing entry is named).
 Two assignments that differ only in a global bound once to a value are compared again with it
 expanded (`... and _is_hip` against `... and is_hip()` with `_is_hip = is_hip()`).
+A name a function-level import binds in the moved code (or in the old body) is compared by that
+import: the old body's `from TARGET import f` and the target module's own `def f` are the same
+object, `TARGET.f`.
 """
 
 from __future__ import annotations
@@ -42,12 +45,17 @@ class ConstantCheck:
 class _Side:
     tree: Tree
     rel: str
+    local: dict[str, ast.stmt] = field(default_factory=dict)  # name -> the function-level import binding it
 
     @property
     def module(self) -> str:
         return module_name(self.rel)
 
-    def bindings(self, name: str) -> list[ast.stmt]:
+    def bindings(self, name: str, in_code: bool = False) -> list[ast.stmt]:
+        """The statements binding `name` at module level; `in_code`: as the code under test sees
+        it, a function-level import first."""
+        if in_code and name in self.local:
+            return [self.local[name]]
         out = []
         for stmt in module_level_statements(self.tree.parse(self.rel).body):
             if isinstance(stmt, DEFS) and stmt.name == name:
@@ -101,17 +109,19 @@ class _Expand(ast.NodeTransformer):
         return copy.deepcopy(stmt.value)
 
 
-def compare_constants(before_tree: Tree, before_rel: str, after_tree: Tree, after_rel: str,
-                      names: set[str]) -> list[ConstantCheck]:
-    """Compare the globals `names` (read by the AFTER function), and those their bindings read."""
-    before, after = _Side(before_tree, before_rel), _Side(after_tree, after_rel)
+def compare_constants(before_tree: Tree, before_rel: str, after_tree: Tree, after_rel: str, names: set[str],
+                      before_local: dict[str, ast.stmt] | None = None,
+                      after_local: dict[str, ast.stmt] | None = None) -> list[ConstantCheck]:
+    """Compare the globals `names` (read by the AFTER function), and those their bindings read;
+    `*_local`: the names each side's code binds by a function-level import, with the import."""
+    before, after = _Side(before_tree, before_rel, before_local or {}), _Side(after_tree, after_rel, after_local or {})
     out, seen, todo = [], set(), sorted(names)
     while todo:
         name = todo.pop(0)
         if name in seen or hasattr(builtins, name):
             continue
         seen.add(name)
-        a_stmts, b_stmts = after.bindings(name), before.bindings(name)
+        a_stmts, b_stmts = after.bindings(name, name in names), before.bindings(name, name in names)
         check = ConstantCheck(name, before.source(b_stmts), after.source(a_stmts), False,
                               {k: [s[0].lineno, s[-1].end_lineno] for k, s in (("before", b_stmts), ("after", a_stmts)) if s})
         if not a_stmts or not b_stmts:

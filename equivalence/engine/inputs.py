@@ -55,6 +55,7 @@ class Inputs:
     absent_names: frozenset = frozenset()
     strings: tuple[str, ...] = ()
     numbers: tuple[int, ...] = ()
+    reads: set[tuple[str, str]] = field(default_factory=set)  # (module file, global) the code reads
 
 
 def skip_annotations(node: ast.AST):
@@ -227,10 +228,29 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
         if origin is not None:
             imported = isinstance(module.binding(name)[-1], (ast.Import, ast.ImportFrom))
             out.globals.append(GlobalInput(rel, name, origin, imported=imported))
+    out.reads = seen
     out.absent_names = absent_names([node for _, node in code])
     out.strings = string_pool(code, trees)
     out.numbers = number_pool([node for _, node in code])
     return out
+
+
+def target_defs(target_rel: str | None, function: str | None, inputs: Inputs, trees, other: Inputs,
+                other_trees) -> list[GlobalInput]:
+    """The functions and classes of the target module (`target_rel`, whose function `function` is
+    the moved one) that the code reads and the other version of a pair does not run as code of its
+    own (a def or class of that name in its loaded modules): not the subject of the refactoring,
+    and reached by the other version through an import of the target, each is an input keyed by
+    its origin `TARGET.NAME` in both. `trees`: file -> parsed module, per version."""
+    if target_rel is None:
+        return []
+    theirs = {name for rel, name in other.reads if _defines(other_trees(rel), name)}
+    return [GlobalInput(rel, name, f"{module_name(rel)}.{name}", imported=True) for rel, name in sorted(inputs.reads)
+            if rel == target_rel and name != function and name not in theirs and _defines(trees(rel), name)]
+
+
+def _defines(tree: ast.Module, name: str) -> bool:
+    return any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for s in binding_index(tree).get(name, []))
 
 
 def absent_names(nodes: list[ast.AST]) -> frozenset:

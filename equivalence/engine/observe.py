@@ -12,12 +12,15 @@ instance's attributes at the end. A stub the code reaches without the analysis h
 
 from __future__ import annotations
 
+import builtins
 import logging
 import re
 from dataclasses import dataclass
 
 from .faithful import HELPERS, RANK0
+from .inputs import GlobalInput
 from .load import Version
+from .run_imports import REAL_IMPORT, FunctionImports
 from .standins import CURRENT, Environ, OsProxy, traced_class
 from .stubs import StubTouched
 from .world import OPAQUE, NONE, Absent, Domains, Hints, World, canon
@@ -47,7 +50,10 @@ class Observation:
 class Session:
     """A loaded version ready to run configurations in a loop."""
 
-    def __init__(self, version: Version, domains: Domains, pools: tuple = ((), ()), hints: Hints | None = None):
+    def __init__(self, version: Version, domains: Domains, pools: tuple = ((), ()), hints: Hints | None = None,
+                 shared: list[GlobalInput] = ()):
+        """`shared`: globals the pair makes inputs beyond the version's own (inputs.target_defs),
+        their real values put back after each run (the version may run in another pair)."""
         self.version = version
         self.domains = domains
         self.pools = pools  # (strings, ints) the code compares with
@@ -61,6 +67,10 @@ class Session:
                 self.globals.append((module, g.name, hints.key(g.key), [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
                 module[g.name] = _proxy(g.proxy, module[g.name])
+        self.real = [(version.modules[g.rel].__dict__, g.name, version.modules[g.rel].__dict__[g.name]) for g in shared]
+        self.globals += [(module, name, g.key, [OPAQUE]) for (module, name, _), g in zip(self.real, shared)]
+        self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
+                                       version.ext.tree.canonical)
 
     def run(self, config: dict) -> tuple[Observation, World]:
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
@@ -68,6 +78,7 @@ class Session:
         exception = returned = None
         not_modelled = ()
         instance = object.__new__(self.traced)
+        builtins.__import__ = self.imports
         try:
             for module, name, key, default in self.globals:
                 try:
@@ -86,6 +97,9 @@ class Session:
             exception = (type(e).__name__, _ADDRESS.sub(" at 0x…", str(e)), name)
         finally:
             CURRENT.pop()
+            builtins.__import__ = REAL_IMPORT
+            for module, name, real in self.real:
+                module[name] = real
         state = tuple(sorted((k, canon(v)) for k, v in instance.__dict__.items()))
         return Observation(tuple(world.events), exception, returned, state, not_modelled), world
 

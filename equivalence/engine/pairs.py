@@ -9,6 +9,7 @@ from typing import Callable
 from .compare import EQUAL, NOT_MODELLED, classify, is_divergence
 from .coverage import BranchTracer, Coverage, trace_until_done
 from .explore import explore, size
+from .inputs import target_defs
 from .load import Version
 from .observe import Observation, Session
 from .world import Domains, Hints
@@ -56,7 +57,8 @@ class PairResult:
 
 
 class Pair:
-    """Both versions of a pair, run in the same world per configuration. `refine` names a
+    """Both versions of a pair, run in the same world per configuration (the target module's
+    functions one version imports are inputs in both: inputs.target_defs). `refine` names a
     divergence the way a preset's review does; `keep` keeps every observation (findings)."""
 
     def __init__(self, before: Version, after: Version, domains: Domains, hints: Hints | None = None,
@@ -65,7 +67,11 @@ class Pair:
         self.domains = domains
         pools = (tuple(dict.fromkeys(before.inputs.strings + after.inputs.strings)),
                  tuple(dict.fromkeys(before.inputs.numbers + after.inputs.numbers)))
-        self.sessions = {side: Session(v, domains, pools, hints) for side, v in (("before", before), ("after", after))}
+        shared = {side: target_defs(v.ext.target_rel, v.ext.function and v.ext.function.name, v.inputs, v.ext.tree.parse,
+                                    o.inputs, o.ext.tree.parse)
+                  for side, v, o in (("before", before, after), ("after", after, before))}
+        self.sessions = {side: Session(v, domains, pools, hints, shared[side])
+                         for side, v in (("before", before), ("after", after))}
         self.refine = refine
         self.observations = {"before": {}, "after": {}} if keep else {}
         self.differences: dict[str, Difference] = {}

@@ -16,6 +16,11 @@ them to. The two bodies are then aligned block by block on their normalised stat
   with the local replaced by X, is exactly the old statement;
 - "import": a function-level import that changed; "default": a parameter default that changed.
 
+A function-level import the old body needed only to reach what is now the function's own module
+global (`from TARGET import f` in the method, `def f` in TARGET) is no difference: the global is
+compared with it as the same object (`constants.py`). Docstrings are compared as Python shows
+them (`inspect.cleandoc`: a method's docstring moved to module level keeps its text).
+
 Residuals are for the reviewer, not failures by themselves; a changed module global is a
 divergence (`constants.py`).
 """
@@ -25,10 +30,11 @@ from __future__ import annotations
 import ast
 import copy
 import difflib
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
-from .modules import source_segment
+from .modules import import_bindings, source_segment
 from .blocks import child_blocks
 from .constants import ConstantCheck, compare_constants
 from .locate import Extraction, locate
@@ -92,14 +98,46 @@ def check_trees(before_root: Path, after_root: Path, source_rel: str, class_name
 def static_check(before: Extraction, after: Extraction) -> StaticReport:
     own = own_parameters(before) | own_parameters(after)
     old, new = logic_of(before, own), logic_of(after, own)
+    old_imports, new_imports = _local_imports(old), _local_imports(new)
+    constants = compare_constants(before.tree, old.rel, after.tree, new.rel, new.global_reads, old_imports,
+                                  new_imports)
+    same = {c.name for c in constants if c.equal}
+    absorbed = {id(stmt) for name, stmt in old_imports.items() if name not in new_imports
+                and all(b.name in same for b in import_bindings(stmt, old.rel))}
+    old.body = _without(old.body, absorbed)
+    for logic in (old, new):
+        _clean_docstring(logic.body)
     aligner = _Aligner(old, new)
     aligner.blocks(old.body, new.body)
     residuals = aligner.residuals + _default_changes(old, new)
     residuals.sort(key=lambda r: (r.before_line or 0, r.after_line or 0))
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
-    constants = compare_constants(before.tree, old.rel, after.tree, new.rel, new.global_reads)
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _local_imports(logic: Logic) -> dict[str, ast.stmt]:
+    """name -> the function-level import that binds it in the logic's body."""
+    return {b.name: stmt for stmt in ast.walk(ast.Module(logic.body, [])) if isinstance(stmt, (ast.Import, ast.ImportFrom))
+            for b in import_bindings(stmt, logic.rel)}
+
+
+def _without(body: list[ast.stmt], dropped: set[int]) -> list[ast.stmt]:
+    """`body` without the statements `dropped` (by id), in every block."""
+    out = [stmt for stmt in body if id(stmt) not in dropped]
+    for stmt in out:
+        for name in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, name, None), list):
+                setattr(stmt, name, _without(getattr(stmt, name), dropped))
+        for handler in getattr(stmt, "handlers", []):
+            handler.body = _without(handler.body, dropped)
+    return out
+
+
+def _clean_docstring(body: list[ast.stmt]) -> None:
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        first.value.value = inspect.cleandoc(first.value.value)
 
 
 def _dump(stmt: ast.AST) -> str:

@@ -1,0 +1,73 @@
+"""The imports the code under test runs itself (function-level), answered as module-level ones are.
+
+While a version runs, `import` statements executed by the code of its loaded modules that name
+the package get what the same import at module level gives (inputs.py): a loaded module, or its
+real attribute (as the run set it); a faithful helper (faithful.py); else the world's value for
+the name's origin, re-exports followed (`from TARGET import f` is the key `TARGET.f`, a stand-in
+by default). Without this, such an import would fail (the package is not importable once a
+version is loaded), ending the run before the code after it. Any other import is real.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.util
+import types
+from typing import Callable, Iterable
+
+from .faithful import HELPERS
+from .standins import world
+from .world import OPAQUE, Absent
+
+REAL_IMPORT = builtins.__import__
+
+
+class FunctionImports:
+    """`__import__` for the code of `modules` (the loaded modules of one version) while it runs."""
+
+    def __init__(self, modules: Iterable[types.ModuleType], package: str, canonical: Callable[[str], str]):
+        modules = list(modules)
+        self.loaded = {m.__name__: m for m in modules}
+        self.namespaces = {id(m.__dict__) for m in modules}
+        self.package = package
+        self.canonical = canonical
+        self.keys: dict[str, str] = {}
+
+    def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
+        if globals is None or id(globals) not in self.namespaces:
+            return REAL_IMPORT(name, globals, locals, fromlist, level)
+        dotted = importlib.util.resolve_name("." * level + name, globals.get("__package__")) if level else name
+        if dotted.partition(".")[0] != self.package:
+            return REAL_IMPORT(name, globals, locals, fromlist, level)
+        return self.module(dotted if fromlist else dotted.partition(".")[0])
+
+    def module(self, dotted: str) -> types.ModuleType:
+        return self.loaded.get(dotted) or Imported(dotted, self)
+
+    def attribute(self, dotted: str, attr: str):
+        """`attr` of the package's module `dotted`, not loaded (raises AttributeError)."""
+        qualname = f"{dotted}.{attr}"
+        if qualname in self.loaded or any(name.startswith(qualname + ".") for name in self.loaded):
+            return self.module(qualname)
+        if (dotted, attr) in HELPERS:
+            return HELPERS[(dotted, attr)]
+        key = self.keys.get(qualname)
+        if key is None:
+            key = self.keys[qualname] = self.canonical(qualname)
+        try:
+            return world().value(key, [OPAQUE])
+        except Absent:
+            raise AttributeError(f"module {dotted!r} has no attribute {attr!r}", name=attr) from None
+
+
+class Imported(types.ModuleType):
+    """A module of the package that is not loaded, as a function-level import gets it."""
+
+    def __init__(self, name: str, imports: FunctionImports):
+        super().__init__(name)
+        self.__imports = imports
+
+    def __getattr__(self, attr: str):
+        if attr[:2] == "__" == attr[-2:]:
+            raise AttributeError(attr)
+        return self.__imports.attribute(self.__name__, attr)
