@@ -185,6 +185,18 @@ def test_a_type_whose_import_would_close_a_cycle_is_left_out(tmp_path):
     assert signature(target).startswith("def check(*, model_config, tp_size: int,")
 
 
+def test_what_is_left_out_is_said_with_why(tmp_path):
+    cyclic = "from sglang.srt.utils import numa_utils\n\n\nclass ModelConfig:\n    hidden = 8\n"
+    root = write_tree(tmp_path / "t", {**BASE, RUNNER: RUNNER_TEXT, "sglang/srt/configs/model_config.py": cyclic})
+    plan = refactor(root, MethodSpec("ModelRunner", "check", "sglang.srt.utils.numa_utils"), range(1, 5))
+    (note,) = [m for m in plan.messages if "unannotated" in m]
+    assert note.startswith("step 1: left unannotated (model_config: ModelConfig, server_args: ServerArgs)")
+    assert "import cycle" in note and "from __future__ import annotations" in note
+    plan = refactor(write_tree(tmp_path / "u", {**BASE, RUNNER: RUNNER_TEXT}), MethodSpec("ModelRunner", "check", NEW),
+                    range(1, 5))
+    assert not [m for m in plan.messages if "unannotated" in m]
+
+
 def test_a_type_the_target_binds_otherwise_is_left_out(tmp_path):
     numa = BASE[NUMA].replace("import os\n", "import os\n\nModelConfig = dict\n")
     target = run(tmp_path, target="sglang.srt.utils.numa_utils", files={NUMA: numa})[NUMA]

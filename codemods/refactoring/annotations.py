@@ -142,6 +142,7 @@ class Annotator:
         self.target_bindings = index_bindings(target) if target is not None else {}
         self.package = recipe.source_module.rpartition(".")[0]
         self._graph: Optional[ImportGraph] = None
+        self.left_out: list[str] = []  # "PARAM: T", annotations the class gives but the target cannot spell
 
     def annotate(self, params: list[Param]) -> None:
         """Set the annotation of each of `params` that has none and can have one."""
@@ -152,8 +153,22 @@ class Annotator:
         for p in params:
             found = self.recipe.class_name if p.argument == "self" else types.get(p.argument[5:]) if (
                 p.argument[5:] in attributes) else None
-            if p.annotation is None and found is not None and self.resolves(found):
-                p.annotation = found
+            if p.annotation is None and found is not None:
+                if self.resolves(found):
+                    p.annotation = found
+                else:
+                    self.left_out.append(f"{p.name}: {found}")
+
+    def left_out_note(self) -> Optional[str]:
+        """What `annotate` left unannotated although the class says its type, and why."""
+        if not self.left_out:
+            return None
+        why = ("spelling it there would need a run-time import closing an import cycle, or clash with a name it "
+               "binds; `from __future__ import annotations` in the target would let it be imported under "
+               "TYPE_CHECKING" if not self.target_lazy else "the name clashes with one the target binds, or "
+               "resolves in the class's module only under TYPE_CHECKING without a lazy module there")
+        return (f"left unannotated ({', '.join(self.left_out)}): the class says so, but {self.recipe.target_module} "
+                f"cannot spell it: {why}")
 
     def resolves(self, annotation: str) -> bool:
         """Whether every name `annotation` spells resolves in the class's module where step 1

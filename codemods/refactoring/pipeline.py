@@ -177,9 +177,12 @@ def _run_steps(plan: Plan, module: cst.Module, recipe: Recipe, steps: range, sty
         changed: dict[Path, str] = {}
         subject = recipe.subject(number) if number < 4 else ""
         if number == 1:
-            annotate = Annotator(checkout, recipe, module, text, root, parse(target, target_text)
-                                 if target_text is not None else None).annotate if recipe.infer else None
-            module, static = make_static(module, text, source, recipe, style, root, annotate)
+            annotator = Annotator(checkout, recipe, module, text, root, parse(target, target_text)
+                                  if target_text is not None else None) if recipe.infer else None
+            module, static = make_static(module, text, source, recipe, style, root,
+                                         annotator.annotate if annotator else None)
+            if annotator and annotator.left_out_note():
+                plan.messages.append(f"step 1: {annotator.left_out_note()}")
             members = static.members
         elif number == 2:
             module, new_target, hole = move_function(module, text, source, recipe, style, target, current[target],
