@@ -6,7 +6,9 @@ function, and the module-level helper functions they call, transitively) are sor
   themselves, names bound once to a literal, values computed at import from real modules only
   (a logger, a table of torch dtypes, a sentinel object), builtins, faithful helpers;
 - real modules: the pure standard library (math, re, itertools, collections, logging: its
-  records are captured, ...) and torch (its dtypes are values the code compares);
+  records are captured, ...) and torch (its dtypes are values the code compares), except
+  WORLD_SUBMODULES (`torch.distributed`, `torch.cuda`): through `import torch`, a proxy
+  (standins.PartlyRealModule); imported from, inputs keyed by their name;
 - `os`: a proxy whose environment reads are world keys `env:NAME` (standins.OsProxy);
 - inputs, answered by the world under a key naming their ORIGIN, so that the before module's
   global and the after module's copy get the same key: names imported from sglang (stubbed),
@@ -35,6 +37,19 @@ REAL_MODULES = {
     "operator", "re", "statistics", "string", "textwrap", "types", "typing", "typing_extensions", "weakref",
     "torch", "numpy",
 }
+# submodules of real modules that answer from the process and its devices (process groups,
+# collectives, device meshes, CUDA state): inputs by their name, like non-pure modules
+WORLD_SUBMODULES = ("torch.distributed", "torch.cuda")
+
+
+def world_submodule(dotted: str) -> bool:
+    """`dotted` is, or is inside, one of WORLD_SUBMODULES."""
+    return any(dotted == m or dotted.startswith(m + ".") for m in WORLD_SUBMODULES)
+
+
+def holds_world_submodule(dotted: str) -> bool:
+    """`dotted` is a real module one of WORLD_SUBMODULES is inside (`torch`)."""
+    return any(m.startswith(dotted + ".") for m in WORLD_SUBMODULES)
 
 
 @dataclass(frozen=True)
@@ -44,7 +59,7 @@ class GlobalInput:
     rel: str  # the module file
     name: str
     key: str | None  # the world key answering it (None: `proxy` stands in, the same every run)
-    proxy: str | None = None  # "os", "environ", "getenv", or a faithful helper "module:name"
+    proxy: str | None = None  # "os", "environ", "getenv", "partly real" (torch), or a faithful helper "module:name"
     imported: bool = False  # an imported name (always there, never None) rather than a computed value
 
 
@@ -129,7 +144,7 @@ class ModuleGlobals:
             if (binding.from_module, name) in self.helpers_known:
                 return None
             top = binding.qualname.split(".")[0]
-            if top == self.package or top not in REAL_MODULES:
+            if top == self.package or top not in REAL_MODULES or world_submodule(binding.qualname):
                 return self.canonical(binding.qualname)
             return None
         values = [s.value for s in stmts if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and s.value]
@@ -181,6 +196,8 @@ class ModuleGlobals:
             return binding.qualname.rpartition(".")[2]
         if (binding.from_module, name) in self.helpers_known:
             return f"{binding.from_module}:{name}"
+        if holds_world_submodule(binding.qualname):
+            return "partly real"
         return None
 
     def imports_only(self, name: str) -> bool:

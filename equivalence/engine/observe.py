@@ -21,7 +21,7 @@ from .faithful import HELPERS, RANK0
 from .inputs import GlobalInput
 from .load import Version
 from .run_imports import REAL_IMPORT, FunctionImports
-from .standins import CURRENT, Environ, OsProxy, traced_class
+from .standins import CURRENT, Environ, OsProxy, PartlyRealModule, traced_class
 from .stubs import StubTouched
 from .world import OPAQUE, NONE, Absent, Domains, Hints, World, canon
 
@@ -110,6 +110,8 @@ class Session:
 def _proxy(kind: str, current):
     if kind == "os":
         return OsProxy()
+    if kind == "partly real":
+        return PartlyRealModule(current)
     environ = Environ()
     if kind == "environ":
         return environ

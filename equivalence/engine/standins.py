@@ -10,7 +10,9 @@ such values. Attribute writes and item writes are events, and are read back in t
 `traced_class` builds the instance under test: reads of names the run did not write are the
 world's `self.NAME` (the class's other methods included: their calls are events, never run);
 only the method under test (and the wrapper, the static method) are looked up for real.
-`OsProxy` stands for the `os` module: `os.environ` / `os.getenv` read keys `env:NAME`.
+`OsProxy` stands for the `os` module: `os.environ` / `os.getenv` read keys `env:NAME`;
+`PartlyRealModule` for `torch`: real but for its submodules that answer from the process and
+its devices (`torch.distributed`, `torch.cuda`), the world's keys of their name.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import os
 import types
 
+from .inputs import WORLD_SUBMODULES
 from .world import ABSENT, OPAQUE, STANDIN, Absent, World, canon, canon_args, value
 
 CURRENT: list[World] = []  # the world of the run in progress (one at a time)
@@ -291,3 +294,18 @@ class OsProxy(types.ModuleType):
         if name in PURE_OS:
             return getattr(os, name)
         return world().value(f"os.{name}")
+
+
+class PartlyRealModule(types.ModuleType):
+    """A real module (`torch`) as the code under test sees it: real, except its submodules in
+    WORLD_SUBMODULES, which are the world's keys of their name (`torch.distributed`)."""
+
+    def __init__(self, real: types.ModuleType):
+        super().__init__(real.__name__)
+        self.__real = real
+
+    def __getattr__(self, name):
+        dotted = f"{self.__name__}.{name}"
+        if dotted in WORLD_SUBMODULES:
+            return world().value(dotted, [OPAQUE])
+        return getattr(self.__real, name)

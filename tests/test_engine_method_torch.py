@@ -1,0 +1,98 @@
+"""`python -m equivalence --method` on a target module that imports torch's distributed
+submodules (fixtures/methods/torch_tp, shaped like sglang's layers/model_parallel.py): it loads
+with real torch, what the code asks of `torch.distributed` is answered and observed by the
+world (never a real process group), and a wrong extraction is divergent."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from equivalence.cli import main
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "methods" / "torch_tp"
+RUNNER = "sglang/srt/model_executor/model_runner.py"
+TARGET = "sglang/srt/layers/model_parallel.py"
+METHOD = "ModelRunner.shard_model"
+PARAMS = ("tp_size", "device", "model", "shard_columns")
+WRAPPER = """    def shard_model(self):
+        model_parallel.shard_model(
+            tp_size=self.tp_size, device=self.device, model=self.model, shard_columns=self.shard_columns
+        )
+"""
+
+
+def extracted(dest: Path, edits: dict[str, tuple[str, str]] | None = None) -> Path:
+    """The fixture with `shard_model` moved by hand into the target module (which gains `import
+    torch.distributed as dist`), a wrapper left in ModelRunner and its unused imports dropped; then
+    one (old, new) text replacement per file of `edits`."""
+    shutil.copytree(FIXTURE, dest)
+    runner, target = dest / RUNNER, dest / TARGET
+    text = runner.read_text()
+    start = text.index("    def shard_model(self):")
+    body = "".join(line[4:] + "\n" for line in text[start:].splitlines()[1:])
+    for param in PARAMS:
+        body = body.replace(f"self.{param}", param)
+    runner.write_text(
+        text[:start].replace("import torch\nimport torch.distributed as dist\n"
+                             "from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, "
+                             "parallelize_module\n\n", "")
+        .replace("from sglang.srt.server_args", "from sglang.srt.layers import model_parallel\nfrom sglang.srt.server_args")
+        + WRAPPER)
+    target.write_text(target.read_text().replace("import torch\n", "import torch\nimport torch.distributed as dist\n")
+                      + f"\n\ndef shard_model(*, {', '.join(PARAMS)}) -> None:\n{body}")
+    for rel, (old, new) in (edits or {}).items():
+        path = dest / rel
+        assert old in path.read_text(), (rel, old)
+        path.write_text(path.read_text().replace(old, new, 1))
+    return dest
+
+
+def run(tmp_path: Path, after: Path, *extra: str) -> tuple[int, dict]:
+    out = tmp_path / "r.json"
+    code = main(["--method", METHOD, str(FIXTURE), str(after), "--json", str(out), *extra])
+    return code, json.loads(out.read_text())
+
+
+def calls(observed: dict) -> list:
+    return [e[1:] for e in observed["events"] if e[0] == "call"]
+
+
+def test_a_target_importing_torch_distributed_submodules_is_proven(tmp_path):
+    code, report = run(tmp_path, extracted(tmp_path / "after"), "--mutants")
+    assert (code, report["verdict"]) == (0, "equivalent")
+    (pair,) = report["pairs"]
+    assert pair["shapes"] == {"before": "method", "after": "wrapper"}
+    for side, unit in (("before", "method"), ("after", "function")):
+        cov = pair["coverage"][side]
+        assert cov["hit"] == cov["branches"] >= 6 and cov["missed"] == []
+    # torch.distributed is the world's: its calls are inputs, varied where the code compares them
+    assert {"torch.distributed.init_device_mesh", "torch.distributed.tensor.parallel.parallelize_module"} <= set(
+        pair["inputs"])
+    assert len(pair["inputs"]["torch.distributed.get_rank()"]) > 2
+    constants = {c["name"]: c for c in pair["static"]["constants"]}
+    assert constants["dist"]["equal"] and constants["parallelize_module"]["equal"]
+    mutants = report["mutants"]
+    assert mutants["total"] >= 10 and mutants["killed"] >= 0.9 * mutants["total"], mutants["survivors"]
+
+
+WRONG = {
+    "device from the wrong attribute": {RUNNER: ("device=self.device", "device=self.server_args.device")},
+    "mesh of the wrong size": {TARGET: ("init_device_mesh(device, (tp_size,))", "init_device_mesh(device, (1,))")},
+    "another plan": {TARGET: ("ColwiseParallel() if shard_columns", "RowwiseParallel() if shard_columns")},
+}
+
+
+@pytest.mark.parametrize("case", WRONG, ids=list(WRONG))
+def test_a_wrong_extraction_is_divergent_in_what_torch_distributed_is_asked(tmp_path, case):
+    code, report = run(tmp_path, extracted(tmp_path / "after", WRONG[case]))
+    assert (code, report["verdict"]) == (1, "divergent")
+    shown = [d for d in report["pairs"][0]["divergences"] if "example" in d]
+    assert shown
+    before, after = calls(shown[0]["before"]), calls(shown[0]["after"])
+    assert before != after and all(name.startswith("torch.distributed.") for name, *_ in before + after)
+    if case == "device from the wrong attribute":
+        assert ["torch.distributed.init_device_mesh", ["<self.server_args.device>", ["<self.tp_size>"]], []] in after
