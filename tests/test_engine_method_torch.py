@@ -25,11 +25,20 @@ WRAPPER = """    def shard_model(self):
 """
 
 
-def extracted(dest: Path, edits: dict[str, tuple[str, str]] | None = None) -> Path:
-    """The fixture with `shard_model` moved by hand into the target module (which gains `import
-    torch.distributed as dist`), a wrapper left in ModelRunner and its unused imports dropped; then
-    one (old, new) text replacement per file of `edits`."""
-    shutil.copytree(FIXTURE, dest)
+def edited(dest: Path, edits: dict[str, tuple[str, str]] | None) -> Path:
+    """`dest` after one (old, new) text replacement per file of `edits`."""
+    for rel, (old, new) in (edits or {}).items():
+        path = dest / rel
+        assert old in path.read_text(), (rel, old)
+        path.write_text(path.read_text().replace(old, new, 1))
+    return dest
+
+
+def extracted(dest: Path, edits: dict[str, tuple[str, str]] | None = None, first: dict | None = None) -> Path:
+    """The fixture (with `first` edits) with `shard_model` moved by hand into the target module
+    (which gains `import torch.distributed as dist`), a wrapper left in ModelRunner and its unused
+    imports dropped; then `edits`."""
+    edited(shutil.copytree(FIXTURE, dest), first)
     runner, target = dest / RUNNER, dest / TARGET
     text = runner.read_text()
     start = text.index("    def shard_model(self):")
@@ -44,16 +53,12 @@ def extracted(dest: Path, edits: dict[str, tuple[str, str]] | None = None) -> Pa
         + WRAPPER)
     target.write_text(target.read_text().replace("import torch\n", "import torch\nimport torch.distributed as dist\n")
                       + f"\n\ndef shard_model(*, {', '.join(PARAMS)}) -> None:\n{body}")
-    for rel, (old, new) in (edits or {}).items():
-        path = dest / rel
-        assert old in path.read_text(), (rel, old)
-        path.write_text(path.read_text().replace(old, new, 1))
-    return dest
+    return edited(dest, edits)
 
 
-def run(tmp_path: Path, after: Path, *extra: str) -> tuple[int, dict]:
+def run(tmp_path: Path, after: Path, *extra: str, before: Path = FIXTURE) -> tuple[int, dict]:
     out = tmp_path / "r.json"
-    code = main(["--method", METHOD, str(FIXTURE), str(after), "--json", str(out), *extra])
+    code = main(["--method", METHOD, str(before), str(after), "--json", str(out), *extra])
     return code, json.loads(out.read_text())
 
 
@@ -79,8 +84,27 @@ def test_a_target_importing_torch_distributed_submodules_is_proven(tmp_path):
     assert mutants["total"] >= 10 and mutants["killed"] >= 0.9 * mutants["total"], mutants["survivors"]
 
 
+LOCAL_IMPORT = {RUNNER: ("        device_mesh = torch.distributed.init_device_mesh(",
+                         "        from torch.distributed import init_device_mesh\n\n"
+                         "        device_mesh = init_device_mesh(")}
+
+
+def test_a_function_level_import_from_torch_distributed_is_observed_the_same(tmp_path):
+    before = edited(shutil.copytree(FIXTURE, tmp_path / "before"), LOCAL_IMPORT)
+    for edits, verdict in (({}, "equivalent"), (WRONG_DEVICE, "divergent")):
+        after = extracted(tmp_path / f"after-{verdict}", edits, first=LOCAL_IMPORT)
+        code, report = run(tmp_path, after, before=before)
+        assert report["verdict"] == verdict
+        assert all(c["hit"] == c["branches"] for c in report["pairs"][0]["coverage"].values())
+        if verdict == "divergent":
+            (shown, *_) = [d for d in report["pairs"][0]["divergences"] if "example" in d]
+            assert ["torch.distributed.init_device_mesh", ["<self.server_args.device>", ["<self.tp_size>"]], []] \
+                in calls(shown["after"])
+
+
+WRONG_DEVICE = {RUNNER: ("device=self.device", "device=self.server_args.device")}
 WRONG = {
-    "device from the wrong attribute": {RUNNER: ("device=self.device", "device=self.server_args.device")},
+    "device from the wrong attribute": WRONG_DEVICE,
     "mesh of the wrong size": {TARGET: ("init_device_mesh(device, (tp_size,))", "init_device_mesh(device, (1,))")},
     "another plan": {TARGET: ("ColwiseParallel() if shard_columns", "RowwiseParallel() if shard_columns")},
 }

@@ -5,7 +5,8 @@ the package get what the same import at module level gives (inputs.py): a loaded
 real attribute (as the run set it); a faithful helper (faithful.py); else the world's value for
 the name's origin, re-exports followed (`from TARGET import f` is the key `TARGET.f`, a stand-in
 by default). Without this, such an import would fail (the package is not importable once a
-version is loaded), ending the run before the code after it. Any other import is real.
+version is loaded), ending the run before the code after it. Any other import is real, `torch`
+and what is imported from `torch.distributed` as at module level (standins.PartlyRealModule).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import types
 from typing import Callable, Iterable
 
 from .faithful import HELPERS
-from .standins import world
+from .inputs import holds_world_submodule, world_submodule
+from .standins import PartlyRealModule, world
 from .world import OPAQUE, Absent
 
 REAL_IMPORT = builtins.__import__
@@ -38,7 +40,7 @@ class FunctionImports:
             return REAL_IMPORT(name, globals, locals, fromlist, level)
         dotted = importlib.util.resolve_name("." * level + name, globals.get("__package__")) if level else name
         if dotted.partition(".")[0] != self.package:
-            return REAL_IMPORT(name, globals, locals, fromlist, level)
+            return partly_real(dotted, REAL_IMPORT(name, globals, locals, fromlist, level), fromlist)
         return self.module(dotted if fromlist else dotted.partition(".")[0])
 
     def module(self, dotted: str) -> types.ModuleType:
@@ -71,3 +73,13 @@ class Imported(types.ModuleType):
         if attr[:2] == "__" == attr[-2:]:
             raise AttributeError(attr)
         return self.__imports.attribute(self.__name__, attr)
+
+
+def partly_real(dotted: str, module: types.ModuleType, fromlist) -> types.ModuleType:
+    """What a real import gives the code under test: `torch` as a PartlyRealModule, from
+    `torch.distributed` the world's keys of their name (inputs.WORLD_SUBMODULES), as at module level."""
+    if fromlist and world_submodule(dotted):
+        return world().value(dotted, [OPAQUE])
+    if holds_world_submodule(dotted if fromlist else dotted.partition(".")[0]):
+        return PartlyRealModule(module)
+    return module
