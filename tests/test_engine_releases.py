@@ -7,10 +7,12 @@ proves every step."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from equivalence.cli import main
+from equivalence.engine.trees import link_copy
 from tests.method_releases import EXTRACTIONS, extracted
 from tests.releases import release_root
 
@@ -74,3 +76,38 @@ def test_steps_with_the_codemod(tmp_path, name):
     assert code == 0 and [p["verdict"] for p in pairs] == ["equivalent"] * 5
     assert [p["after"] for p in pairs][-1] == "codemod output (steps 1-4 in one run)"
     assert all(c["missed"] == [] for p in pairs for c in p["coverage"].values())
+
+
+@pytest.mark.parametrize("wrapper_edit", [None, ("device=self.device", "device=self.server_args.device")],
+                         ids=["extracted", "device-from-the-wrong-attribute"])
+def test_apply_torch_tp_into_model_parallel_which_imports_torch_distributed(tmp_path, wrapper_edit):
+    """The target module imports torch's distributed submodules (upstream 0.5.16 made this
+    extraction): it loads, and what the code asks torch.distributed is observed with its
+    arguments, so a wrapper passing the wrong attribute is divergent."""
+    from codemods.extract_method import MethodSpec, refactor
+
+    root = release_root("0.5.15.post1")
+    after = tmp_path / "after"
+    link_copy(root, after)
+    plan = refactor(after, MethodSpec("ModelRunner", "apply_torch_tp", "sglang.srt.layers.model_parallel"))
+    for path, text in plan.changes.items():
+        if wrapper_edit and str(path).endswith("model_runner.py"):
+            assert wrapper_edit[0] in text
+            text = text.replace(*wrapper_edit)
+        Path(path).unlink(missing_ok=True)
+        Path(path).write_text(text)
+    out = tmp_path / "r.json"
+    code = main(["--method", "ModelRunner.apply_torch_tp", str(root), str(after), "--json", str(out)])
+    (pair,) = json.loads(out.read_text())["pairs"]
+    if wrapper_edit is None:
+        assert (code, pair["verdict"]) == (0, "equivalent") and pair["not_modelled"] == []
+        assert pair["static"]["residuals"] == [] and not pair["static"]["divergent"]
+        assert {"torch.distributed.init_device_mesh", "sglang.srt.layers.model_parallel.tensor_parallel"} <= set(
+            pair["inputs"])
+    else:
+        assert (code, pair["verdict"]) == (1, "divergent")
+        shown = [d for d in pair["divergences"] if "example" in d][0]
+        assert ["call", "torch.distributed.init_device_mesh", ["<self.device>", ["<self.tp_size>"]], []] \
+            in shown["before"]["events"]
+        assert ["call", "torch.distributed.init_device_mesh", ["<self.server_args.device>", ["<self.tp_size>"]], []] \
+            in shown["after"]["events"]
