@@ -140,3 +140,41 @@ def test_the_tidy_counts_only_real_uses(tmp_path, case):
     assert ("get_cpu_ids_by_node" not in imports[0]) is dropped, imports
     assert ("Drop get_cpu_ids_by_node" in plan.steps[3].subject) is dropped
     compile(final, "model_runner.py", "exec")
+
+
+CAPTURER = "sglang/srt/state_capturer/routed.py"
+FROM_TARGET = {
+    "sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/state_capturer/__init__.py": "",
+    "sglang/srt/model_executor/__init__.py": "",
+    CAPTURER: ('"""The capturer: the target, which defines what the method imports from it."""\n\n\n'
+               "class Capturer:\n    def __init__(self, size):\n        self.size = size\n\n\n"
+               "_CURRENT = []\n\n\ndef install(capturer):\n    _CURRENT.append(capturer)\n"),
+    "sglang/srt/model_executor/model_runner.py": (
+        "from sglang.srt.state_capturer.routed import Capturer, install\n\n\n"
+        "class ModelRunner:\n    def __init__(self, size):\n        self.size = size\n        self.init_capturer()\n\n"
+        "    def init_capturer(self):\n        install(Capturer(self.size + 1))\n"),
+}
+
+
+@pytest.mark.parametrize("imported", ["Capturer, install", "Capturer as C, install"], ids=["same-name", "alias"])
+def test_what_the_class_s_module_imports_from_the_target_is_the_target_s_own(tmp_path, imported):
+    """The target defines Capturer and install: the function there uses them as its own globals
+    (no import of the module from itself); an alias of them there is refused, naming the line."""
+    from codemods.extract_method import Refusal
+    from tests.checkouts import write_tree
+
+    files = dict(FROM_TARGET)
+    runner = "sglang/srt/model_executor/model_runner.py"
+    files[runner] = files[runner].replace("Capturer, install", imported).replace(
+        "install(Capturer(", "install(C(" if " as C" in imported else "install(Capturer(")
+    root = write_tree(tmp_path / "t", files)
+    spec_ = MethodSpec("ModelRunner", "init_capturer", "sglang.srt.state_capturer.routed")
+    if " as C" in imported:
+        with pytest.raises(Refusal, match=r"routed.py:4: .*reads C, imported by .*model_runner.py:1 from this very module, spelled C for the target's Capturer"):
+            refactor(root, spec_, range(1, 5))
+        return
+    write_plan(refactor(root, spec_, range(1, 5)))
+    target = (root / CAPTURER).read_text()
+    assert "import" not in target.split('"""')[-1]
+    assert target.endswith("def init_capturer(*, size) -> None:\n    install(Capturer(size + 1))\n")
+    assert "from sglang.srt.state_capturer import routed\n" in (root / runner).read_text()

@@ -103,7 +103,7 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         body.append(function)
         target_code = format_module(cst.Module(body=body).code, style)
     else:
-        target_code = merge_into(target_text, target, recipe.target_package, imports, type_imports, globals_,
+        target_code = merge_into(target_text, target, recipe.target_module, recipe.target_package, imports, type_imports, globals_,
                                  moved_globals, function, style, lambda name: f"{path}:{binding_line(on_disk, name) or use_line(name)}"
                                  if name != recipe.function else f"{path}:{use_line(recipe.method_name)}")
 

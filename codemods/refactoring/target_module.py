@@ -23,14 +23,16 @@ from codemods.refactoring.formatting import Style, format_statement
 from codemods.refactoring.free_names import free_names
 from codemods.refactoring.import_placement import add_import
 from codemods.refactoring.imports import Binding, absolute_module, bound_name, index_bindings, is_import_line
+from codemods.refactoring.imports import module_name as module_name_of
 from codemods.refactoring.type_checking import add_type_checking_imports, type_checking_imports
 
 
-def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.SimpleStatementLine],
+def merge_into(text: str, path: Path, module_name: str, package: str, imports: Sequence[cst.SimpleStatementLine],
                type_imports: Sequence[cst.SimpleStatementLine], globals_: Sequence[cst.BaseStatement],
                moved: Sequence[cst.BaseStatement], function: cst.FunctionDef, style: Style,
                source_line: Callable[[str], str]) -> str:
-    """The target module's new text. `type_imports`: for under `if TYPE_CHECKING:`.
+    """The target module's new text (`module_name`, in `package`). `type_imports`: for under
+    `if TYPE_CHECKING:`; an import of a name from the target itself is its own global there.
     `source_line(name)`: where the source module binds `name` ("path:line"); `source_line(function
     name)`: where the method is defined."""
     module = original = parse(path, text)
@@ -45,6 +47,18 @@ def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.Simple
         raise Refusal(f"the target already binds {name}, the name of the function moving here from "
                       f"{source_line(name)}; choose another name with --name", path, binding_line(text, name) or 1)
     guarded = type_checking_imports(original)
+    for stmt in [*imports, *type_imports]:
+        if _from_itself(stmt, module_name, package):
+            for alias in stmt.body[0].names:
+                name = bound_name(alias, True)
+                own = module_name_of(alias.name)
+                if name != own or name not in bindings:
+                    why = f"spelled {name} for the target's {own}" if name != own else f"which binds no {own}"
+                    raise Refusal(f"the moved code reads {name}, imported by {source_line(name)} from this very "
+                                  f"module, {why}; spell it as the target does in the method first", path,
+                                  binding_line(text, own) or 1)
+    imports = [s for s in imports if not _from_itself(s, module_name, package)]
+    type_imports = [s for s in type_imports if not _from_itself(s, module_name, package)]
     for stmt in imports:
         missing = _missing(stmt, original, bindings, package, clash)
         if missing is not None:
@@ -73,6 +87,14 @@ def merge_into(text: str, path: Path, package: str, imports: Sequence[cst.Simple
         body.append(format_statement(g.with_changes(leading_lines=[cst.EmptyLine()] * 2), 0, style))
     body.append(format_statement(function, 0, style))
     return module.with_changes(body=body).code
+
+
+def _from_itself(stmt: cst.SimpleStatementLine, module_name: str, package: str) -> bool:
+    """Whether `stmt` imports from the target module itself (the class's module imported those
+    names from there: in the target they are its own globals, the same objects; 0.5.15.post1:
+    RoutedExpertsCapturer, into sglang.srt.state_capturer.routed_experts)."""
+    small = stmt.body[0]
+    return isinstance(small, cst.ImportFrom) and absolute_module(small, package) == module_name
 
 
 def _missing(stmt: cst.SimpleStatementLine, original: cst.Module, bindings: dict, package: str,
