@@ -2,7 +2,8 @@
 `sglang.srt.utils.numa_utils`, `check_quantized_moe_compatibility` -> `moe_ep_setup`) made by
 `codemods.extract_method` (tests/method_releases.py) are equivalent with full branch coverage on
 0.5.14 and 0.5.15.post1; on 0.5.15.post1 the generic mutants are caught and `--steps --method`
-proves every step."""
+proves every step; and the codemod's extraction of `init_shared_mooncake_transfer_engine`, which
+calls a function of the module it moves to, is equivalent there."""
 
 from __future__ import annotations
 
@@ -111,3 +112,37 @@ def test_apply_torch_tp_into_model_parallel_which_imports_torch_distributed(tmp_
             in shown["before"]["events"]
         assert ["call", "torch.distributed.init_device_mesh", ["<self.server_args.device>", ["<self.tp_size>"]], []] \
             in shown["after"]["events"]
+
+
+MOONCAKE = "ModelRunner.init_shared_mooncake_transfer_engine"
+MOONCAKE_TARGET = "sglang.srt.distributed.device_communicators.mooncake_transfer_engine"
+
+
+def test_a_name_the_target_defines_is_one_input_in_both_versions(tmp_path):
+    """The method imports `init_mooncake_transfer_engine` in its body from the module it moves to;
+    moved, the function calls that module's own global: one stand-in keyed by origin."""
+    from codemods.extract_method import MethodSpec, refactor
+
+    root = release_root("0.5.15.post1")
+    after = tmp_path / "after"
+    link_copy(root, after)
+    plan = refactor(after, MethodSpec("ModelRunner", MOONCAKE.partition(".")[2], MOONCAKE_TARGET,
+                                      function_name="maybe_init_shared_mooncake_transfer_engine"))
+    for path, text in plan.changes.items():
+        Path(path).unlink()
+        Path(path).write_text(text)
+    moved = (after / (MOONCAKE_TARGET.replace(".", "/") + ".py")).read_text()
+    assert "def maybe_init_shared_mooncake_transfer_engine(" in moved and "\n    from sglang." not in moved
+    out = tmp_path / "r.json"
+    code = main(["--method", MOONCAKE, str(root), str(after), "--json", str(out), "--mutants"])
+    report = json.loads(out.read_text())
+    assert (code, report["verdict"]) == (0, "equivalent")
+    (pair,) = report["pairs"]
+    assert pair["divergences"] == [] and pair["not_modelled"] == []
+    assert all(c["hit"] == c["branches"] >= 20 for c in pair["coverage"].values())
+    assert pair["inputs"][f"{MOONCAKE_TARGET}.init_mooncake_transfer_engine"] == ["<stand-in>"]
+    static = pair["static"]
+    assert static["residuals"] == [] and not static["divergent"]
+    assert {c["name"]: c["equal"] for c in static["constants"]}["init_mooncake_transfer_engine"]
+    m = report["mutants"]
+    assert m["total"] >= 10 and m["killed"] >= 0.9 * m["total"], m["survivors"]

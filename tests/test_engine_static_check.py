@@ -98,6 +98,38 @@ def test_function_level_import_changed(tmp_path):
     assert _kinds(report) == [("import", 18, 11)]
 
 
+def test_function_level_import_kept_is_compared_by_what_it_imports(tmp_path):
+    body = '        """Pick this rank\'s CPU."""\n'
+    report = _check(tmp_path, 3, {TARGET: ('    """Pick this rank\'s CPU."""\n',
+                                           '    """Pick this rank\'s CPU."""\n    from pkg.a import helper\n\n    helper()\n')},
+                    before_edits={RUNNER: (body, body + "        from pkg.a import helper\n\n        helper()\n")})
+    assert report.residuals == [] and not report.divergent
+    (helper,) = [c for c in report.constants if c.name == "helper"]
+    assert (helper.equal, helper.detail) == (True, "the same object: pkg.a.helper")
+
+
+TARGET_OWN = "\n\ndef helper():\n    return 1\n\n\ndef other():\n    return 2\n"
+
+
+@pytest.mark.parametrize("called, same", [("helper", True), ("other", False)], ids=["its-own-global", "another-function"])
+def test_import_from_the_target_is_its_own_global_once_moved(tmp_path, called, same):
+    body = '        """Pick this rank\'s CPU."""\n'
+    before = step_tree(tmp_path / "before", 0, {RUNNER: (body, body + "        from pkg.binding import helper\n\n"
+                                                           "        helper()\n")})
+    write_tree(before, {TARGET: TARGET_OWN})
+    after = step_tree(tmp_path / "after", 3, {TARGET: ('    """Pick this rank\'s CPU."""\n',
+                                                     f'    """Pick this rank\'s CPU."""\n    {called}()\n')})
+    (after / TARGET).write_text((after / TARGET).read_text() + TARGET_OWN)
+    report = static_check(locate(before, RUNNER, "Runner", "bind"), locate(after, RUNNER, "Runner", "bind"))
+    checked = {c.name: (c.equal, c.detail) for c in report.constants}
+    if same:  # the import in the old body is the module's own def: no difference
+        assert report.residuals == [] and not report.divergent
+        assert checked["helper"] == (True, "the same object: pkg.binding.helper")
+    else:  # a different function: the import is gone for nothing, the global is not the old one
+        assert report.divergent and not checked["other"][0]
+        assert [r.kind for r in report.residuals] == ["import", "changed"]
+
+
 def test_relative_function_level_import_resolved_per_module(tmp_path):
     body = '        """Pick this rank\'s CPU."""\n'
     report = _check(tmp_path, 3, {TARGET: ('    """Pick this rank\'s CPU."""\n',
