@@ -70,7 +70,7 @@ class Session:
         self.real = [(version.modules[g.rel].__dict__, g.name, version.modules[g.rel].__dict__[g.name]) for g in shared]
         self.globals += [(module, name, g.key, [OPAQUE]) for (module, name, _), g in zip(self.real, shared)]
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
-                                       version.ext.tree.canonical)
+                                       lambda qualname: hints.key(version.ext.tree.canonical(qualname)))
 
     def run(self, config: dict) -> tuple[Observation, World]:
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)

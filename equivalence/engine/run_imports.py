@@ -27,12 +27,13 @@ REAL_IMPORT = builtins.__import__
 class FunctionImports:
     """`__import__` for the code of `modules` (the loaded modules of one version) while it runs."""
 
-    def __init__(self, modules: Iterable[types.ModuleType], package: str, canonical: Callable[[str], str]):
+    def __init__(self, modules: Iterable[types.ModuleType], package: str, key: Callable[[str], str]):
+        """`key`: the world key of a qualified name (its origin, re-exports followed, a preset's alias)."""
         modules = list(modules)
         self.loaded = {m.__name__: m for m in modules}
         self.namespaces = {id(m.__dict__) for m in modules}
         self.package = package
-        self.canonical = canonical
+        self.key = key
         self.keys: dict[str, str] = {}
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
@@ -55,7 +56,7 @@ class FunctionImports:
             return HELPERS[(dotted, attr)]
         key = self.keys.get(qualname)
         if key is None:
-            key = self.keys[qualname] = self.canonical(qualname)
+            key = self.keys[qualname] = self.key(qualname)
         try:
             return world().value(key, [OPAQUE])
         except Absent:
