@@ -71,6 +71,7 @@ class Inputs:
     strings: tuple[str, ...] = ()
     numbers: tuple[int, ...] = ()
     reads: set[tuple[str, str]] = field(default_factory=set)  # (module file, global) the code reads
+    imported: set[str] = field(default_factory=set)  # origins it reaches through an import (`M.f`, `M`)
 
 
 def skip_annotations(node: ast.AST):
@@ -200,6 +201,13 @@ class ModuleGlobals:
             return "partly real"
         return None
 
+    def imported_qualname(self, name: str) -> str | None:
+        """What the module-level import binding `name` imports, if an import binds it last."""
+        stmts = self.binding(name)
+        if not stmts or not isinstance(stmts[-1], (ast.Import, ast.ImportFrom)):
+            return None
+        return self._import(name, stmts[-1]).qualname
+
     def imports_only(self, name: str) -> bool:
         """`name` is bound by `import name` statements only (the real module)."""
         stmts = self.binding(name)
@@ -246,24 +254,41 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
             imported = isinstance(module.binding(name)[-1], (ast.Import, ast.ImportFrom))
             out.globals.append(GlobalInput(rel, name, origin, imported=imported))
     out.reads = seen
+    out.imported = {g.key for g in out.globals if g.imported} | _imported(code, modules)
     out.absent_names = absent_names([node for _, node in code])
     out.strings = string_pool(code, trees)
     out.numbers = number_pool([node for _, node in code])
     return out
 
 
-def target_defs(target_rel: str | None, function: str | None, inputs: Inputs, trees, other: Inputs,
-                other_trees) -> list[GlobalInput]:
+def target_defs(target_rel: str | None, function: str | None, inputs: Inputs, trees, other: Inputs) -> list[GlobalInput]:
     """The functions and classes of the target module (`target_rel`, whose function `function` is
-    the moved one) that the code reads and the other version of a pair does not run as code of its
-    own (a def or class of that name in its loaded modules): not the subject of the refactoring,
-    and reached by the other version through an import of the target, each is an input keyed by
-    its origin `TARGET.NAME` in both. `trees`: file -> parsed module, per version."""
+    the moved one) that the code reads and the other version of a pair reaches through an import
+    of the target (`from TARGET import f`, function-level or not, `TARGET.f`): not the subject of
+    the refactoring, each is an input keyed by its origin `TARGET.NAME` in both. `trees`: file ->
+    parsed module."""
     if target_rel is None:
         return []
-    theirs = {name for rel, name in other.reads if _defines(other_trees(rel), name)}
     return [GlobalInput(rel, name, f"{module_name(rel)}.{name}", imported=True) for rel, name in sorted(inputs.reads)
-            if rel == target_rel and name != function and name not in theirs and _defines(trees(rel), name)]
+            if rel == target_rel and name != function and f"{module_name(rel)}.{name}" in other.imported
+            and _defines(trees(rel), name)]
+
+
+def _imported(code: list[tuple[str, ast.AST]], modules: dict[str, ModuleGlobals]) -> set[str]:
+    """The origins `code` reaches through imports: what its function-level imports bind, and
+    `X.attr` where X is an imported name (function-level or module-level)."""
+    out = set()
+    for rel, node in code:
+        module = modules[rel]
+        local = {b.name: b.qualname for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))
+                 for b in import_bindings(n, rel)}
+        out |= {module.canonical(q) for q in local.values()}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+                qualname = local.get(n.value.id) or module.imported_qualname(n.value.id)
+                if qualname:
+                    out.add(module.canonical(f"{qualname}.{n.attr}"))
+    return out
 
 
 def _defines(tree: ast.Module, name: str) -> bool:

@@ -68,7 +68,7 @@ class Pair:
         pools = (tuple(dict.fromkeys(before.inputs.strings + after.inputs.strings)),
                  tuple(dict.fromkeys(before.inputs.numbers + after.inputs.numbers)))
         shared = {side: target_defs(v.ext.target_rel, v.ext.function and v.ext.function.name, v.inputs, v.ext.tree.parse,
-                                    o.inputs, o.ext.tree.parse)
+                                    o.inputs)
                   for side, v, o in (("before", before, after), ("after", after, before))}
         self.sessions = {side: Session(v, domains, pools, hints, shared[side])
                          for side, v in (("before", before), ("after", after))}
