@@ -43,6 +43,7 @@ from codemods.refactoring.cstutil import (
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.flow import Analysis
 from codemods.refactoring.formatting import Style, format_statement
+from codemods.refactoring.fstring_debug import mentions_name, spell_out_debug_fields
 from codemods.refactoring.not_none import tables_of_strings
 from codemods.refactoring.recipe import Recipe
 from codemods.refactoring.self_uses import Param, Rewrites
@@ -121,6 +122,7 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
                 annotate: Optional[Callable[[list[Param]], None]] = None) -> tuple[cst.Module, Static]:
     """`annotate`: annotates the inferred parameters it can (`annotations.Annotator`; None: none)."""
     cls_index, cls, index, func, line = the_method(module, text, path, recipe)
+    func = spell_out_debug_fields(func, mentions_name("self"))
     own = own_params(func, path, line, strict=not recipe.infer)
     line_of = LineMap(func, line)
     _refuse_mangled(func, path, line_of)

@@ -19,6 +19,7 @@ from codemods.refactoring.cstutil import LineMap, class_members, def_line, dotte
 from codemods.refactoring.errors import Refusal
 from codemods.refactoring.formatting import Style, format_statement
 from codemods.refactoring.free_names import free_names
+from codemods.refactoring.fstring_debug import mentions_name, spell_out_debug_fields
 from codemods.refactoring.recipe import Narrow, Recipe
 from codemods.refactoring.signature import kwarg
 from codemods.refactoring.tidy import uses
@@ -133,7 +134,9 @@ def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
             params[pos[0]].with_changes(name=cst.Name(n.new_param), default=None, equal=cst.MaybeSentinel.DEFAULT,
                                         annotation=cst.Annotation(cst.parse_expression(n.annotation))
                                         if n.annotation else None) for n in narrows]
-    body = func.body.visit(_NarrowReads(list(recipe.narrows)))
+    narrowed = [mentions_name(param) for param in by_param]
+    body = spell_out_debug_fields(func.body, lambda e: any(check(e) for check in narrowed))
+    body = body.visit(_NarrowReads(list(recipe.narrows)))
     left = set(by_param) & plain_names(body)
     if left:  # never leave a read of a parameter that no longer exists
         raise Refusal(f"{name} uses {', '.join(sorted(left))} other than by reading the narrowed attributes",
