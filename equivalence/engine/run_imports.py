@@ -6,7 +6,9 @@ real attribute (as the run set it); a faithful helper (faithful.py); else the wo
 the name's origin, re-exports followed (`from TARGET import f` is the key `TARGET.f`, a stand-in
 by default). Without this, such an import would fail (the package is not importable once a
 version is loaded), ending the run before the code after it. Any other import is real, `torch`
-and what is imported from `torch.distributed` as at module level (standins.PartlyRealModule).
+and what is imported from `torch.distributed` as at module level (standins.PartlyRealModule),
+but for a module that is not installed here (an optional dependency, `from msprobe.pytorch import
+...` under `try`): the world's key of its name, present or absent, so both ways are run.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Callable, Iterable
 from .faithful import HELPERS
 from .inputs import holds_world_submodule, world_submodule
 from .standins import PartlyRealModule, world
-from .world import OPAQUE, Absent
+from .world import ABSENT, OPAQUE, Absent
 
 REAL_IMPORT = builtins.__import__
 
@@ -41,7 +43,13 @@ class FunctionImports:
             return REAL_IMPORT(name, globals, locals, fromlist, level)
         dotted = importlib.util.resolve_name("." * level + name, globals.get("__package__")) if level else name
         if dotted.partition(".")[0] != self.package:
-            return partly_real(dotted, REAL_IMPORT(name, globals, locals, fromlist, level), fromlist)
+            try:
+                real = REAL_IMPORT(name, globals, locals, fromlist, level)
+            except ModuleNotFoundError as error:
+                if not (error.name and (dotted == error.name or dotted.startswith(error.name + "."))):
+                    raise  # an installed module's own import failed: as it would for real
+                return not_installed(dotted, fromlist)
+            return partly_real(dotted, real, fromlist)
         return self.module(dotted if fromlist else dotted.partition(".")[0])
 
     def module(self, dotted: str) -> types.ModuleType:
@@ -74,6 +82,17 @@ class Imported(types.ModuleType):
         if attr[:2] == "__" == attr[-2:]:
             raise AttributeError(attr)
         return self.__imports.attribute(self.__name__, attr)
+
+
+def not_installed(dotted: str, fromlist) -> types.ModuleType:
+    """A module that is not installed here, as the package's code imports it in a function: the
+    world's key of its name, either there (a stand-in: what is imported from it are its child keys,
+    `msprobe.pytorch.seed_all`) or absent (the import raises ModuleNotFoundError, as without it)."""
+    try:
+        module = world().value(dotted, [OPAQUE, ABSENT])
+    except Absent:
+        raise ModuleNotFoundError(f"No module named {dotted!r}", name=dotted) from None
+    return module if fromlist else world().value(dotted.partition(".")[0], [OPAQUE])
 
 
 def partly_real(dotted: str, module: types.ModuleType, fromlist) -> types.ModuleType:
