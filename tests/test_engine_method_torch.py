@@ -120,3 +120,21 @@ def test_a_wrong_extraction_is_divergent_in_what_torch_distributed_is_asked(tmp_
     assert before != after and all(name.startswith("torch.distributed.") for name, *_ in before + after)
     if case == "device from the wrong attribute":
         assert ["torch.distributed.init_device_mesh", ["<self.server_args.device>", ["<self.tp_size>"]], []] in after
+
+
+DEVICE_MODULE = {RUNNER: ("    def shard_model(self):\n",
+                          "    def shard_model(self):\n        torch.get_device_module(self.device).set_device(0)\n"
+                          "        if self.device == \"cpu\":\n            logger.info(\"On the CPU.\")\n")}
+
+
+def test_the_device_module_is_the_world_s_and_the_device_is_varied_after_it(tmp_path):
+    """torch.get_device_module hands out device state (torch.cuda): its call is observed, never run on
+    a stand-in device (which real torch refuses), so the code after it runs with every device."""
+    before = edited(shutil.copytree(FIXTURE, tmp_path / "before"), DEVICE_MODULE)
+    for edits, verdict in (({}, "equivalent"), ({TARGET: ("set_device(0)", "set_device(1)")}, "divergent")):
+        code, report = run(tmp_path, extracted(tmp_path / f"after-{verdict}", edits, first=DEVICE_MODULE),
+                           before=before)
+        assert report["verdict"] == verdict
+        (pair,) = report["pairs"]
+        assert all(c["hit"] == c["branches"] and c["missed"] == [] for c in pair["coverage"].values())
+        assert "cpu" in pair["inputs"]["self.device"]

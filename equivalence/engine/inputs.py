@@ -38,8 +38,9 @@ REAL_MODULES = {
     "torch", "numpy",
 }
 # submodules of real modules that answer from the process and its devices (process groups,
-# collectives, device meshes, CUDA state): inputs by their name, like non-pure modules
-WORLD_SUBMODULES = ("torch.distributed", "torch.cuda")
+# collectives, device meshes, CUDA state): inputs by their name, like non-pure modules; with
+# torch.get_device_module, which hands out such a module (torch.cuda, torch.npu) for a device
+WORLD_SUBMODULES = ("torch.distributed", "torch.cuda", "torch.get_device_module")
 
 
 def world_submodule(dotted: str) -> bool:
