@@ -58,3 +58,27 @@ def test_the_function_prints_what_the_method_printed(tmp_path, spec, arguments):
     assert function(**arguments) == expected()
     assert "{os.sep=}" in text and "{{self.device=}}" in text  # only fields whose text changes are spelled out
     assert "self.device={" in text and " self.gpu_id = {" in text
+
+
+STEP_2_RUNNER = '''\
+from sglang.srt.model_executor.parts import logs
+
+
+class ModelRunner:
+    def run(self):
+        return logs.context(server_args=self.server_args)
+'''
+STEP_2_TARGET = '''\
+def context(*, server_args):
+    return f"{server_args.port=} {server_args.port}"
+'''
+
+
+def test_narrowing_a_tree_where_steps_1_2_are_done_keeps_the_printed_text(tmp_path):
+    root = write_tree(tmp_path / "t", {**BASE, RUNNER: STEP_2_RUNNER, TARGET_FILE: STEP_2_TARGET,
+                                       "sglang/srt/model_executor/parts/__init__.py": ""})
+    plan = refactor(root, MethodSpec("ModelRunner", "context", TARGET, narrows=["server_args.port"]), range(3, 5))
+    (text,) = [t for p, t in plan.changes.items() if p.relative_to(plan.root).as_posix() == TARGET_FILE]
+    namespace: dict = {}
+    exec(compile(text, TARGET_FILE, "exec"), namespace)
+    assert namespace["context"](server_args_port=30000) == "server_args.port=30000 30000"
