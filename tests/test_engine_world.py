@@ -19,7 +19,7 @@ from equivalence.engine.world import ABSENT, NONE, OPAQUE, Domains, World, canon
 
 @pytest.fixture
 def world():
-    w = World(Domains(), {}, frozenset({"maybe"}), (("all", "a|b"), (8,)))
+    w = World(Domains(), {}, frozenset({"maybe"}), (("all", "a|b"), (8,), ()))
     CURRENT.append(w)
     yield w
     CURRENT.pop()
@@ -114,7 +114,7 @@ def _runner(code):
     seen = {}  # the configuration (every key read) -> what the code returned or raised
 
     def run(config, seed=None):
-        w = World(domains, config, frozenset(), ((), ()))
+        w = World(domains, config, frozenset(), ((), (), ()))
         CURRENT.append(w)
         try:
             result = code(w)

@@ -17,8 +17,8 @@ function, and the module-level helper functions they call, transitively) are sor
   replaced by its origin, e.g. `_use_aiter` ->
   `sglang.srt.utils.get_bool_env_var('SGLANG_USE_AITER') and sglang.srt.utils.is_hip()`.
 Also derived here: attribute names the code allows to be missing (`getattr(x, "n", default)`,
-`hasattr(x, "n")`, reads under `except AttributeError`) and the strings it tests values
-against (the pool for environment variables).
+`hasattr(x, "n")`, reads under `except AttributeError`), the strings it tests values
+against (the pool for environment variables) and the keys of the tables it looks values up in.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import builtins
 from dataclasses import dataclass, field
 
 from .bindings import binding_index
-from .literals import literal_globals, string_literals
+from .literals import key_literals, literal_globals, string_literals
 from .modules import import_bindings, module_name
 
 REAL_MODULES = {
@@ -71,6 +71,7 @@ class Inputs:
     absent_names: frozenset = frozenset()
     strings: tuple[str, ...] = ()
     numbers: tuple[int, ...] = ()
+    keys: tuple = ()  # the keys of the tables the code looks values up in
     reads: set[tuple[str, str]] = field(default_factory=set)  # (module file, global) the code reads
     imported: set[str] = field(default_factory=set)  # origins it reaches through an import (`M.f`, `M`)
 
@@ -259,6 +260,7 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
     out.absent_names = absent_names([node for _, node in code])
     out.strings = string_pool(code, trees)
     out.numbers = number_pool([node for _, node in code])
+    out.keys = key_pool(code, trees)
     return out
 
 
@@ -329,6 +331,14 @@ def string_pool(code: list[tuple[str, ast.AST]], trees: dict[str, ast.Module]) -
                 found.append(f"a{n.args[0].value}b")
     other_case = [s.swapcase() for s in found if s.swapcase() != s]
     return tuple(dict.fromkeys(["", *found, *other_case]))
+
+
+def key_pool(code: list[tuple[str, ast.AST]], trees: dict[str, ast.Module]) -> tuple:
+    """The keys of the code's tables (literals.py): the options of a stand-in looked up in one."""
+    found: list = []
+    for rel, tree in trees.items():
+        found += key_literals([node for r, node in code if r == rel], tree, skip_annotations)
+    return tuple(dict.fromkeys(found))
 
 
 def number_pool(nodes: list[ast.AST]) -> tuple[int, ...]:

@@ -85,3 +85,23 @@ def string_literals(functions: list[ast.AST], module: ast.Module | None, walk=as
                 if isinstance(table, ast.Dict):
                     found += _strings(ast.Tuple(elts=[k for k in table.keys if k], ctx=ast.Load()))
     return list(dict.fromkeys(found))
+
+
+def _keys(table: ast.AST) -> list:
+    elts = table.keys if isinstance(table, ast.Dict) else table.elts
+    return [e.value for e in elts if isinstance(e, ast.Constant) and type(e.value) in (str, int, float)]
+
+
+def key_literals(functions: list[ast.AST], module: ast.Module | None, walk=ast.walk) -> list:
+    """The keys of the tables the given functions look values up in, in order of first appearance:
+    dict and set displays written in them (`defaultdict(f, {"cuda": ...})[device]`) and the
+    module-level literal dicts and sets they name (`device in SUPPORTED`)."""
+    tables = {k: v for k, v in _containers(module).items() if isinstance(v, (ast.Dict, ast.Set))}
+    found: list = []
+    for fn in functions:
+        for node in walk(fn):
+            if isinstance(node, (ast.Dict, ast.Set)):
+                found += _keys(node)
+            elif isinstance(node, ast.Name) and node.id in tables:
+                found += _keys(tables[node.id])
+    return list(dict.fromkeys(found))

@@ -50,13 +50,13 @@ class Observation:
 class Session:
     """A loaded version ready to run configurations in a loop."""
 
-    def __init__(self, version: Version, domains: Domains, pools: tuple = ((), ()), hints: Hints | None = None,
+    def __init__(self, version: Version, domains: Domains, pools: tuple = ((), (), ()), hints: Hints | None = None,
                  shared: list[GlobalInput] = ()):
         """`shared`: globals the pair makes inputs beyond the version's own (inputs.target_defs),
         their real values put back after each run (the version may run in another pair)."""
         self.version = version
         self.domains = domains
-        self.pools = pools  # (strings, ints) the code compares with
+        self.pools = pools  # (strings, ints) the code compares with, its tables' keys
         hints = hints or Hints()
         real = {version.ext.method_name}
         self.traced = traced_class(version.cls, real)

@@ -66,7 +66,8 @@ class Pair:
         self.before, self.after = before, after
         self.domains = domains
         pools = (tuple(dict.fromkeys(before.inputs.strings + after.inputs.strings)),
-                 tuple(dict.fromkeys(before.inputs.numbers + after.inputs.numbers)))
+                 tuple(dict.fromkeys(before.inputs.numbers + after.inputs.numbers)),
+                 tuple(dict.fromkeys(before.inputs.keys + after.inputs.keys)))
         shared = {side: target_defs(v.ext.target_rel, v.ext.function and v.ext.function.name, v.inputs, v.ext.tree.parse,
                                     o.inputs)
                   for side, v, o in (("before", before, after), ("after", after, before))}

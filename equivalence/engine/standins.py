@@ -1,8 +1,8 @@
 """Stand-ins: objects that answer the code under test from the current world (world.py).
 
 A `StandIn` for key K is an object with every attribute (`K.name`), every item (`K[k]`) and
-every call (`K(args)`, recorded as an event); it is truthy, hashable and prints as `<K>`, the
-same in both versions. Anything else a plain object cannot do either (ordering, arithmetic,
+every call (`K(args)`, recorded as an event); it is truthy, hashable (a lookup in a table
+records that K needs the table's keys) and prints as `<K>`, the same in both versions. Anything else a plain object cannot do either (ordering, arithmetic,
 len, iteration, `in`, int(), a format spec) raises the TypeError a plain object raises, after
 recording which kind of value K needs (a demand), so that the next configurations give K
 such values. Attribute writes and item writes are events, and are read back in the same run.
@@ -94,6 +94,8 @@ class StandIn:
         return repr(self)
 
     def __hash__(self):
+        # looked up in a dict or set: the key needs the keys of the code's tables (inputs.key_pool)
+        _w(self).demand(_k(self), "key")
         return hash(_k(self))
 
     def __bool__(self):

@@ -12,8 +12,8 @@ Each key has a domain, its options in the order found (the first is the default)
 - ("value", v): a plain value (None, a bool, an int, a string, a torch dtype, ...);
 - ("seq", n): a list of n elements, each the child key `KEY[i]`.
 Domains grow from demands: a stand-in used where only a kind of value works (compared with a
-literal, tested for truth, ordered, indexed, measured with len, split as a string) records
-which options the key needs, and the next configurations offer them. A configuration is a
+literal, looked up in a table, tested for truth, ordered, indexed, measured with len, split as
+a string) records which options the key needs, and the next configurations offer them. A configuration is a
 mapping key -> option; keys it does not name take their default.
 """
 
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 OPAQUE = ("opaque",)
 ABSENT = ("absent",)
 NONE = ("value", None)
-MAX_OPTIONS = 14  # per key: demands never grow a domain past this
+MAX_OPTIONS = 14  # per key: demands never grow a domain past this with values derived from a literal
+MAX_LITERALS = 28  # ... nor past this with the literals the code tests the key against themselves
 SMALL_INTS = (1, 2, 0, 3)
 
 
@@ -150,7 +151,17 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = ()) -> list
         return [seq(0), value((arg,)) if _hashable(arg) else seq(1)]
     if kind == "str":
         return [value(v) for v in [*(arg or ["x"]), ""]]
+    if kind == "key":
+        return [value(v) for v in arg]
     return []
+
+
+def _literals(kind: str, new: list[tuple]) -> int:
+    """How many of a demand's leading options are literals of the code itself (the value
+    compared with, the keys of the tables a key is looked up in): those go in up to
+    MAX_LITERALS, so that `x in ("a", "b", ..., "f")` offers each one and not only the first
+    few with their neighbours."""
+    return len(new) if kind == "key" else 1 if kind == "eq" and new else 0
 
 
 # kinds a stand-in cannot serve at all (TypeError): the key's default becomes the first option
@@ -159,10 +170,7 @@ NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains"}
 
 
 def _hashable(v) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
+    """A plain value that can be an element (checked first: hashing a stand-in is a demand)."""
     return isinstance(v, (str, int, float, bool, type(None)))
 
 
@@ -181,16 +189,16 @@ class Domains:
             found = self.options[key] = list(dict.fromkeys(default))
         return found
 
-    def grow(self, key: str, new: list[tuple], prefer: bool = False) -> None:
-        """Add `new` options; with `prefer`, a key whose default is a stand-in takes the first of
+    def grow(self, key: str, new: list[tuple], prefer: bool = False, literals: int = 0) -> None:
+        """Add `new` options (up to MAX_OPTIONS, the first `literals` up to MAX_LITERALS); with `prefer`, a key whose default is a stand-in takes the first of
         them as its default (NEEDS_A_VALUE) once the runs in progress are done (take_grown), so
         that both versions of a configuration see the same defaults."""
         if key in self.fixed:
             return
         options = self.options.setdefault(key, [OPAQUE])
         changed = False
-        for option in new:
-            if option not in options and len(options) < MAX_OPTIONS:
+        for i, option in enumerate(new):
+            if option not in options and len(options) < (MAX_LITERALS if i < literals else MAX_OPTIONS):
                 options.append(option)
                 changed = True
         if prefer and new and options[0] == OPAQUE and new[0] in options:
@@ -235,9 +243,10 @@ class World:
     made so far (one object per key, so `is` works), and what the run asked and used."""
 
     def __init__(self, domains: Domains, config: dict[str, tuple], absent_names: frozenset[str],
-                 pools: tuple[tuple[str, ...], tuple[int, ...]] = ((), ())):
+                 pools: tuple[tuple[str, ...], tuple[int, ...], tuple] = ((), (), ())):
         self.domains = domains
-        self.strings, self.numbers = pools  # what the code compares with: options of env variables, numbers
+        # what the code compares with (options of env variables, numbers) and its tables' keys
+        self.strings, self.numbers, self.keys = pools
         self.config = config
         self.absent_names = absent_names
         self.objects: dict[str, object] = {}
@@ -281,4 +290,5 @@ class World:
 
     def demand(self, key: str, kind: str, arg=None) -> None:
         self.touched.add(key)
-        self.domains.grow(key, demanded_options(kind, arg, self.numbers), prefer=kind in NEEDS_A_VALUE)
+        new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers)
+        self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE, literals=_literals(kind, new))
