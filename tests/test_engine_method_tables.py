@@ -65,3 +65,42 @@ def test_the_extraction_is_proven_with_every_mutant_of_the_names_killed(tmp_path
 def test_a_changed_name_is_divergent(tmp_path, edit):
     code, report = run(tmp_path, extracted(tmp_path / "after", edit))
     assert (code, report["verdict"]) == (1, "divergent")
+
+
+DRAFT_WRAPPER = """    def init_draft_graph(self, force_for_draft: bool = False):
+        graph_setup.init_draft_graph(is_draft_worker=self.is_draft_worker, device=self.device, force_for_draft={})
+"""
+DRAFT_FUNCTION = """
+
+def init_draft_graph(*, is_draft_worker, device, force_for_draft: bool = False) -> None:
+    if is_draft_worker and not force_for_draft:
+        return
+    logger.info(f"Capture {'draft' if is_draft_worker else 'target'} graph on {device}")
+"""
+
+
+def draft_extracted(dest: Path, passes: str) -> Path:
+    """The fixture with init_draft_graph moved by hand into graph_setup, its wrapper passing
+    `force_for_draft=<passes>`."""
+    shutil.copytree(FIXTURE, dest)
+    runner, target = dest / RUNNER, dest / TARGET
+    text = runner.read_text()
+    start = text.index("    def init_draft_graph(")
+    runner.write_text(text[:start].replace("from sglang.srt.utils", "from sglang.srt.model_executor import graph_setup\n"
+                                           "from sglang.srt.utils") + DRAFT_WRAPPER.format(passes))
+    target.write_text(target.read_text() + DRAFT_FUNCTION)
+    return dest
+
+
+@pytest.mark.parametrize("passes, verdict", [("force_for_draft", "equivalent"), ("False", "divergent")],
+                         ids=["forwarded", "dropped"])
+def test_a_parameter_the_call_leaves_at_its_default_is_varied(tmp_path, passes, verdict):
+    out = tmp_path / "r.json"
+    main(["--method", "ModelRunner.init_draft_graph", str(FIXTURE), str(draft_extracted(tmp_path / "a", passes)),
+          "--json", str(out)])
+    report = json.loads(out.read_text())
+    assert report["verdict"] == verdict
+    (pair,) = report["pairs"]
+    assert pair["inputs"]["arg:force_for_draft"][:3] == ["<absent>", True, None]
+    if verdict == "equivalent":  # the branch only force_for_draft=True runs was run
+        assert pair["coverage"]["before"]["hit"] == pair["coverage"]["before"]["branches"]

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import torch  # noqa: F401  (real, and imported before any version: its own optional imports must not meet the stubs)
 
+from .defaults import PASSED, passing_defaults, unpassed
+from .defaults import options as default_options
 from .faithful import HELPERS
 from .inputs import Inputs, derive
 from .locate import Extraction, LocateError, locate
@@ -61,8 +63,9 @@ class Version:
     ext: Extraction
     modules: dict[str, types.ModuleType]  # file (relative) -> the loaded module
     cls: type
-    entry: types.FunctionType  # (self, *entry_args): the call site's statements
+    entry: types.FunctionType  # (self, *entry_args[, defaults.PASSED]): the call site's statements
     entry_args: list[str]
+    entry_defaults: dict[str, list[tuple]]  # parameters the call site leaves at their default -> options
     units: list[Unit]
     inputs: Inputs
     caller: Caller
@@ -156,17 +159,17 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
             modules[rel] = exec_module(module_name(rel), ext.tree.path(rel), ext.tree.parse(rel))
     scope.armed = True
     cls = _the_class(modules[source_rel], ext)
-    entry, entry_args, site_node = _compile_entry(ext, modules[source_rel])
+    entry, entry_args, entry_defaults, site_node = _compile_entry(ext, modules[source_rel])
     units = [Unit("call site", entry.__code__, site_node, source_rel)] if ext.call_sites else []
     units += _method_units(ext, cls, modules)
-    local = [(source_rel, site_node, set(entry_args))] + [(u.rel, u.node, set()) for u in units if u.role != "call site"]
+    local = [(source_rel, site_node, {*entry_args, PASSED})] + [(u.rel, u.node, set()) for u in units if u.role != "call site"]
     try:
         inputs = derive(local, {rel: ext.tree.parse(rel) for rel in rels}, package, set(HELPERS), ext.tree.canonical,
                         real_inputs)
     except SyntaxError as e:  # already parsed by locate: not expected
         raise LoadError(f"{e.filename}:{e.lineno}: {e.msg}") from None
-    return Version(label, Path(root), ext, modules, cls, entry, entry_args, units, inputs, _caller(ext), scope,
-                   overrides)
+    return Version(label, Path(root), ext, modules, cls, entry, entry_args, entry_defaults, units, inputs,
+                   _caller(ext), scope, overrides)
 
 
 def _the_class(module: types.ModuleType, ext: Extraction) -> type:
@@ -199,13 +202,22 @@ def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
     return out
 
 
-def _compile_entry(ext: Extraction, module: types.ModuleType) -> tuple[types.FunctionType, list[str], ast.AST]:
+def _compile_entry(ext: Extraction, module: types.ModuleType
+                   ) -> tuple[types.FunctionType, list[str], dict[str, list[tuple]], ast.AST]:
     """A function `(self, *free names)` whose body is the first call site's statements, line
-    numbers kept; without a call site in the class, one calling `self.METHOD(...)` with the
-    method's parameters."""
+    numbers kept, its call also passing what the world gives the parameters it leaves at their
+    default (`defaults.py`: then a last parameter PASSED); without a call site in the class, one
+    calling `self.METHOD(...)` with the method's parameters."""
+    defaults: dict[str, list[tuple]] = {}
     if ext.call_sites:
         site = ext.call_sites[0]
         body, args = site.statements, list(site.free_names)
+        called = ext.method if site.calls == "method" else ext.function
+        if called is not None:
+            left = unpassed(called, site.call, site.calls == "method" and ext.method_kind == "instance")
+            defaults = {name: default_options(d) for name, d in left.items() if name not in args}
+        if defaults:
+            body = passing_defaults(body, site.call)
     else:
         if ext.method is None or ext.method_kind != "instance":
             raise LoadError(f"{ext.tree.path(ext.source_rel)}:{ext.class_node.lineno}: nothing in {ext.class_name} "
@@ -219,7 +231,8 @@ def _compile_entry(ext: Extraction, module: types.ModuleType) -> tuple[types.Fun
         body = ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body
     fn = ast.FunctionDef(
         name=ENTRY,
-        args=ast.arguments(posonlyargs=[], args=[ast.arg("self")] + [ast.arg(a) for a in args], kwonlyargs=[],
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in ["self", *args, *([PASSED] if defaults else [])]],
+                           kwonlyargs=[],
                            kw_defaults=[], defaults=[]),
         body=body, decorator_list=[], returns=None, type_params=[],
     )
@@ -230,7 +243,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType) -> tuple[types.Fun
     namespace: dict = {}
     code = compile(ast.Module(body=[fn], type_ignores=[]), ext.tree.path(ext.source_rel), "exec")
     exec(code, module.__dict__, namespace)
-    return namespace[ENTRY], args, ast.Module(body=body, type_ignores=[])
+    return namespace[ENTRY], args, defaults, ast.Module(body=body, type_ignores=[])
 
 
 def self_chain(node: ast.AST) -> str | None:

@@ -17,6 +17,7 @@ import logging
 import re
 from dataclasses import dataclass
 
+from .defaults import passed
 from .faithful import HELPERS, RANK0
 from .inputs import GlobalInput
 from .load import Version
@@ -86,6 +87,8 @@ class Session:
                 except Absent:
                     module.pop(name, None)
             args = [world.value(f"local:{n}") for n in self.version.entry_args]
+            if self.version.entry_defaults:
+                args.append(passed(world, self.version.entry_defaults))
             returned = canon(self.version.entry(instance, *args))
         except StubTouched as e:
             not_modelled = (e.stub_name,)
