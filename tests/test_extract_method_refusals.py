@@ -77,9 +77,15 @@ CASES = {
                                 "    @property\n    def pp(self):\n        return self.pp_rank\n\n"
                                 "    def reset(self) -> None:\n",
                                 "self.pp is a property that reads self.pp_rank", 29),
+    "function-of-the-source-module": ("method_one_result", RUNNER, FIRST, FIRST + "        print(rank_of(self.tp_rank))\n",
+                                      "moved code uses 'rank_of', a module-level function or class the source "
+                                      "module defines (line 18): the moved code could only import it from there, "
+                                      "which closes an import cycle; move it by hand first", 39),
 }
-# the method reads the property (edited in once the property exists)
-AFTER = {"property-reads-a-result": ("        pp_size = self.server_args.pp_size\n",
+# the method reads the property / the function (edited in once it exists)
+AFTER = {"function-of-the-source-module": ("class ModelRunner", "def rank_of(rank):\n    return rank\n\n\n"
+                                           "class ModelRunner"),
+         "property-reads-a-result": ("        pp_size = self.server_args.pp_size\n",
                                      "        pp_size = self.server_args.pp_size + 0 * self.pp\n")}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import symtable
 from dataclasses import dataclass
@@ -101,6 +102,11 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
                               f"the target has no `from __future__ import annotations`, so they would be evaluated "
                               f"there; add that import to the target first (the name is then imported under "
                               f"TYPE_CHECKING)", path, use_line(name))
+            if kind == "definition":
+                raise Refusal(f"moved code uses {name!r}, a module-level function or class the source module "
+                              f"defines (line {_definition_line(text, name)}): the moved code could only import it "
+                              f"from there, which closes an import cycle; move it by hand first to a module both "
+                              f"can import (such as the target), then run again", path, use_line(name))
             raise Refusal(f"moved code uses {name!r}, {what[kind]} in the source module; move it by hand", path,
                           use_line(name))
     changed = changes(text, wanted_globals.values())
@@ -116,6 +122,12 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
     imports = [restricted_import(module.body[i], names, package) for i, names in sorted(wanted_imports.items())]
     globals_ = [_without_comments(module.body[i]) for i in sorted(wanted_globals)]
     return imports, globals_, typed.imports() if typed is not None else []
+
+
+def _definition_line(text: str, name: str) -> int:
+    """The line of the module-level `def`/`class` binding `name` (its first, if several)."""
+    return next(n.lineno for n in ast.parse(text).body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name)
 
 
 class _TypeImports:
