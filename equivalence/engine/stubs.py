@@ -11,7 +11,8 @@ Import-time rules, each chosen so that import succeeds without guessing a real a
   armed, it raises.
 - calling a stub with a single function or class returns that argument unchanged (a stubbed
   decorator keeps the real method); any other call returns a new stub.
-- a stub used as a class base contributes a `StubBase` class (see `__mro_entries__`).
+- a stub used as a class base contributes a `StubBase` class (see `__mro_entries__`), which
+  takes the class keywords the real base would (`class C(msgspec.Struct, frozen=True)`).
 """
 
 from __future__ import annotations
@@ -164,7 +165,8 @@ def is_stub(value) -> bool:
 
 
 def make_stub_base(name: str, scope: StubScope) -> type:
-    """A stand-in for a stubbed class base, e.g. `ModelRunnerKVCacheMixin`.
+    """A stand-in for a stubbed class base, e.g. `ModelRunnerKVCacheMixin`: it takes any class
+    keywords, and its constructor, reached by the code under test, is a stub's use.
 
     Lookups that miss on the real class fall through to `__getattr__`, which records the name
     (so the harness can tell an unmodelled mixin member from an input it made absent) and then
@@ -175,7 +177,16 @@ def make_stub_base(name: str, scope: StubScope) -> type:
         scope.base_misses.append(attr)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'", name=attr, obj=self)
 
-    return type(f"StubBase[{name}]", (), {"__getattr__": __getattr__, "__stub_base__": name})
+    def __init_subclass__(cls, **options):  # class keywords the real base takes (`msgspec.Struct, frozen=True`)
+        super(base, cls).__init_subclass__()
+
+    def __init__(self, *args, **kwargs):  # what the real base's constructor does is not modelled
+        if scope.armed:
+            raise StubTouched(name, "constructor")
+
+    base = type(f"StubBase[{name}]", (), {"__getattr__": __getattr__, "__init__": __init__, "__stub_base__": name,
+                                           "__init_subclass__": classmethod(__init_subclass__)})
+    return base
 
 
 class StubModule(types.ModuleType):
