@@ -5,8 +5,8 @@ branches that parameter guards never run. The entry's copy of the call site's ca
 `**{name: value}` for each parameter with a default that the call passes neither by position
 nor by keyword; the world answers each under the key `arg:NAME`, whose default option is
 ABSENT (not passed: the call as written), then the neighbours of a literal default
-(world.demanded_options, as if compared with it; the default itself would run as ABSENT does),
-else a stand-in and None.
+(world.demanded_options, as if compared with it; the default itself would run as ABSENT does;
+for None a stand-in first), else a stand-in and None.
 """
 
 from __future__ import annotations
@@ -44,12 +44,15 @@ def passing_defaults(statements: list[ast.stmt], call: ast.Call) -> list[ast.stm
 
 
 def options(default: ast.expr) -> list[tuple]:
-    """Not passed first, then the other values of a literal default, else a stand-in and None."""
+    """Not passed first, then the other values of a scalar literal default, else a stand-in and None."""
     try:
         literal = ast.literal_eval(default)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return [ABSENT, OPAQUE, NONE]
-    return [ABSENT, *(o for o in demanded_options("eq", literal) if o != value(literal))] or [ABSENT, OPAQUE]
+    if literal is None:  # an optional object: any object, or a flag
+        return [ABSENT, OPAQUE, value(True), value(False)]
+    others = [o for o in demanded_options("eq", literal) if o != value(literal)]
+    return [ABSENT, *others] if others else [ABSENT, OPAQUE, NONE]  # (a tuple, a list: none of its kind)
 
 
 def passed(world: World, domains: dict[str, list[tuple]]) -> dict:
