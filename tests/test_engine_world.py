@@ -219,9 +219,23 @@ def test_loops_handlers_and_asserts_are_branches():
     labels = {b.label: b.hit for b in tracer.coverage().branches}
     assert labels == {"for: body entered": False, "for: body not entered": True, "while: body entered": False,
                       "while: body not entered": True, "except ZeroDivisionError: handler entered": True,
-                      "assert holds": True, "assert fails": False}
+                      "try: no handler entered": False, "assert holds": True, "assert fails": False}
     with tracer:
         f([1], 7)
         with pytest.raises(AssertionError):
             f([20], 1)
     assert tracer.done()
+
+
+def test_a_try_whose_body_always_raises_misses_its_completion():
+    """An always-failing optional import: the handler ran, what follows the try never did."""
+    source = "def f():\n    try:\n        import no_such_module_here\n    except ImportError:\n        return 0\n    return 1\n"
+    tree = ast.parse(source)
+    namespace = {}
+    exec(compile(tree, "g.py", "exec"), namespace)
+    tracer = BranchTracer({namespace["f"].__code__: tree.body[0]})
+    with tracer:
+        namespace["f"]()
+    labels = {b.label: b.hit for b in tracer.coverage().branches}
+    assert labels == {"except ImportError: handler entered": True, "try: no handler entered": False}
+    assert not tracer.done()

@@ -75,6 +75,12 @@ def _ran(span):
     return lambda ran: any(_inside(p, span) for p in ran.positions)
 
 
+def _none_of(started, handlers):
+    """`started` ran and none of `handlers` did (in the same call)."""
+    return lambda ran: (any(_inside(p, started) for p in ran.positions)
+                        and not any(_inside(p, h) for h in handlers for p in ran.positions))
+
+
 def _skipped(test, guarded):
     """The test ran without raising, and nothing of the guarded part did."""
 
@@ -118,6 +124,9 @@ class _Points:
                 for handler in node.handlers:
                     what = ast.unparse(handler.type) if handler.type is not None else "(bare)"
                     self._add(handler.lineno, f"except {what}: handler entered", _ran(_span(handler.body[0])))
+                if node.handlers:  # else a body that always raises (a missing optional import) hides what follows
+                    self._add(node.lineno, "try: no handler entered", _none_of(
+                        _span(node.body[0]), [_span(h.body[0]) for h in node.handlers]))
             elif isinstance(node, ast.Assert):
                 self._assert(node)
 
