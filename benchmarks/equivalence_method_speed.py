@@ -12,27 +12,20 @@ single-threaded), best of three each, with the ratio (target: <= 8x).
 
 from __future__ import annotations
 
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.timing import child_cpu  # noqa: E402
 from tests.method_releases import extracted  # noqa: E402
 from tests.releases import release_root  # noqa: E402
 
 METHOD = "ModelRunner.init_threads_binding"
 
 
-def cpu(cmd: list[str]) -> float:
-    """CPU seconds (user + system) the command's process took."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -43,8 +36,8 @@ def main() -> None:
         proof = [sys.executable, "-m", "equivalence", "--method", METHOD, str(root), str(after)]
         times = {"torch": [], "proof": []}
         for _ in range(3):
-            times["torch"].append(cpu([sys.executable, "-c", "import torch"]))
-            times["proof"].append(cpu(proof))
+            times["torch"].append(child_cpu([sys.executable, "-c", "import torch"]))
+            times["proof"].append(child_cpu(proof))
         torch_s, proof_s = min(times["torch"]), min(times["proof"])
         shutil.rmtree(after)
     print(f"python -c 'import torch': {torch_s:.2f} s CPU")

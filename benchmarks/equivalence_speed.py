@@ -11,8 +11,6 @@ system: a shared machine's load does not skew it), best of two each, with the ra
 
 from __future__ import annotations
 
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,15 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.timing import child_cpu  # noqa: E402
 from tests.releases import release_root  # noqa: E402
 
 
-def cpu(cmd: list[str]) -> float:
-    """CPU seconds (user + system) the command's process took."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def core_loop(root: Path) -> float:
@@ -65,8 +58,8 @@ def main() -> None:
     print(f"core loop: {rate:,.0f} configuration pairs/s")
     times = {"torch": [], "steps": []}
     for _ in range(2):
-        times["torch"].append(cpu([sys.executable, "-c", "import torch"]))
-        times["steps"].append(cpu([sys.executable, "-m", "equivalence", "--steps", str(root)]))
+        times["torch"].append(child_cpu([sys.executable, "-c", "import torch"]))
+        times["steps"].append(child_cpu([sys.executable, "-m", "equivalence", "--steps", str(root)], check=False))
     torch_s, steps_s = min(times["torch"]), min(times["steps"])
     print(f"python -c 'import torch': {torch_s:.2f} s CPU")
     print(f"python -m equivalence --steps {version}: {steps_s:.2f} s CPU")

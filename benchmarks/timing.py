@@ -8,6 +8,8 @@ wall-clock time does (a burst of load during one side's turn skews a wall-clock 
 
 from __future__ import annotations
 
+import resource
+import subprocess
 import time
 
 from codemods.refactoring.pipeline import forget_parsed
@@ -24,3 +26,11 @@ def interleaved(codemod, plain, repeat: int = 5) -> tuple[float, float]:
             fn()
             times[name].append(time.process_time() - t)
     return min(times["codemod"]), min(times["plain"])
+
+
+def child_cpu(cmd: list[str], check: bool = True) -> float:
+    """CPU seconds (user + system) a child process running `cmd` took."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -181,8 +181,9 @@ def _run_steps(plan: Plan, module: cst.Module, recipe: Recipe, steps: range, sty
                                   if target_text is not None else None) if recipe.infer else None
             module, static = make_static(module, text, source, recipe, style, root,
                                          annotator.annotate if annotator else None)
-            if annotator and annotator.left_out_note():
-                plan.messages.append(f"step 1: {annotator.left_out_note()}")
+            note = annotator.left_out_note() if annotator else None
+            if note:
+                plan.messages.append(f"step 1: {note}")
             members = static.members
         elif number == 2:
             module, new_target, hole = move_function(module, text, source, recipe, style, target, current[target],
