@@ -24,12 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import libcst  # noqa: E402
 
-from codemods.refactoring.checkout import Checkout  # noqa: E402
-from codemods.refactoring.formatting import Style  # noqa: E402
-from codemods.refactoring.import_graph import ImportGraph  # noqa: E402
-from codemods.refactoring.method_usages import method_usages  # noqa: E402
-from codemods.refactoring.patched_reads import patches_missing_moved_code  # noqa: E402
-from codemods.refactoring.references import Move, plan_references  # noqa: E402
+from pysource.checkout import Checkout  # noqa: E402
+from codemods.core.formatting import Style  # noqa: E402
+from codemods.checkout.import_graph import ImportGraph  # noqa: E402
+from codemods.checkout.method_usages import method_usages  # noqa: E402
+from codemods.checkout.patched_reads import patches_missing_moved_code  # noqa: E402
+from codemods.checkout.references import Move, plan_references  # noqa: E402
 from tests.releases import release_root  # noqa: E402
 
 OLD = "sglang.srt.model_executor.model_runner"

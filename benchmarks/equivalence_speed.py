@@ -26,9 +26,9 @@ from tests.releases import release_root  # noqa: E402
 
 def core_loop(root: Path) -> float:
     """Configuration pairs per second: the preset's configurations on original vs step 4."""
-    from equivalence.engine.observe import capture_logs
-    from equivalence.engine.pairs import Pair
-    from equivalence.engine.world import Domains
+    from equivalence.engine.run.observe import capture_logs
+    from equivalence.engine.run.pairs import Pair
+    from equivalence.engine.world.world import Domains
     from equivalence.presets.kv_dtype import hints as presets
     from equivalence.presets.kv_dtype.check import dflash_inputs, literals
     from equivalence.presets.kv_dtype.steps import step_trees

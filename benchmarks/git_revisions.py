@@ -3,7 +3,7 @@
 Builds `CHECKOUT/python/sglang/` from the release, commits it, then times (best of 5, measured
 in this run) three ways to get one revision's files into a temporary folder:
 - what the harness does: the layout from `git ls-tree`, the two files it loads from
-  `git cat-file --batch` (`equivalence.revisions.write_revision`);
+  `git cat-file --batch` (`equivalence.versions.revisions.write_revision`);
 - the whole package: `git archive REV -- python/sglang | tar -x`;
 - a worktree: `git worktree add --detach` + `git worktree remove --force`.
 Then the whole `--git HEAD~4..HEAD` run on the codemod's four commits against

@@ -12,7 +12,7 @@ import resource
 import subprocess
 import time
 
-from codemods.refactoring.pipeline import forget_parsed
+from codemods.extract_method.pipeline import forget_parsed
 
 
 def interleaved(codemod, plain, repeat: int = 5) -> tuple[float, float]:

@@ -1,7 +1,8 @@
 """LibCST codemods that reproduce mechanical sglang refactorings.
 
-`codemods.refactoring` holds the generic engine (make a method static, move it to a
-module, leave a wrapper, narrow its parameters, across the whole checkout);
-`codemods.extract_method` runs it on any method (`python -m codemods.extract_method`);
-`codemods.extract_kv_dtype` is its preset for sglang PR #31147, with that PR's fixes.
+`core/` is the machinery every command shares (command line, change plan, writer, rendering,
+formatting, errors, git), `syntax/` the LibCST helpers, `checkout/` the checkout-wide analysis
+and rewriting. Each refactoring kind is a folder with its analysis and its steps:
+`extract_method/` (`python -m codemods.extract_method`), with its presets under
+`extract_method/presets/` (`kv_dtype`: sglang PR #31147, run as `python -m codemods.extract_kv_dtype`).
 """

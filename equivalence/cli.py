@@ -3,7 +3,7 @@
 `python -m equivalence --method CLASS.METHOD BEFORE AFTER`, `--steps PATH --method ... --to MODULE`;
 PR #31147's preset: `python -m equivalence BEFORE AFTER`, `--steps PATH`. Either one on revisions
 of a git checkout, which is only read: `--git BASE..HEAD [PATH]` (two revisions), `--commits
-BASE..HEAD [PATH]` (each commit against its parent; see git_review.py).
+BASE..HEAD [PATH]` (each commit against its parent; see versions/git_review.py).
 
 Parses the command line into labelled trees and the pairs to check, hands them to
 `check_trees` with the subject (a method, or the kv_dtype preset), writes the reports and maps
@@ -24,9 +24,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .engine.pr_comment import fit
-from .engine.trees import CodemodFailed, CodemodMissing, Interrupted, temporary_workdir
-from .revisions import RevisionError
+from equivalence.engine.report.pr_comment import fit
+from equivalence.versions.codemod_steps import CodemodFailed, CodemodMissing, Interrupted, temporary_workdir
+from equivalence.versions.revisions import RevisionError
 
 EPILOG = """\
 with --method (any extraction):
@@ -167,14 +167,14 @@ def parse_args(argv):
     if args.intended and args.steps:
         parser.error("--intended goes with BEFORE AFTER (with --steps, use --fix NAME)")
     if args.fix:
-        from .presets.kv_dtype.fixes import known_fixes
+        from equivalence.presets.kv_dtype.fixes import known_fixes
 
         unknown = sorted(set(args.fix) - set(known_fixes()))
         if unknown:
             parser.error(f"unknown fix {unknown[0]!r}; known: {', '.join(known_fixes())}")
     require_harness()
     if args.intended:
-        from .presets.kv_dtype.intended import FINDINGS  # imports torch: only when --intended is given
+        from equivalence.presets.kv_dtype.intended import FINDINGS  # imports torch: only when --intended is given
 
         unknown = [f for f in args.intended if f not in FINDINGS]
         if unknown:
@@ -187,7 +187,7 @@ def check_trees(trees: list[tuple[str, Path]], pairs: list[tuple[int, int]], opt
     entry point of every flow (two trees, codemod steps, ...). Returns the report dict; raises
     a LoadError naming file and line when a version cannot be loaded."""
     if options.method:
-        from .engine.check import Method, check
+        from equivalence.engine.check import Method, check
 
         *module, class_name, method_name = options.method.split(".")
         versions = []
@@ -196,8 +196,8 @@ def check_trees(trees: list[tuple[str, Path]], pairs: list[tuple[int, int]], opt
             method = Method(class_name, method_name, source, options.function)
             versions.append(method.load(root, label))
         return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, options.mutants)
-    from .presets.kv_dtype.check import check  # imports torch
-    from .presets.kv_dtype.subject import load_version
+    from equivalence.presets.kv_dtype.check import check  # imports torch
+    from equivalence.presets.kv_dtype.subject import load_version
 
     versions = [load_version(path, label) for label, path in trees]
     return check(versions, [(versions[b], versions[a]) for b, a in pairs], options.seed, options.examples,
@@ -205,7 +205,7 @@ def check_trees(trees: list[tuple[str, Path]], pairs: list[tuple[int, int]], opt
 
 
 def find_source(path: Path, class_name: str, module: str | None):
-    from .engine.load import find_source as find
+    from equivalence.engine.load.version import find_source as find
 
     return find(path, class_name, module)
 
@@ -213,7 +213,7 @@ def find_source(path: Path, class_name: str, module: str | None):
 def method_steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int, int]]]:
     """original -> step 1 -> ... -> step 4, then original -> the one-shot output, made by
     codemods.extract_method with the given options."""
-    from .engine import trees
+    from equivalence.versions import codemod_steps as trees
 
     try:
         from codemods.extract_method import MethodSpec, refactor
@@ -233,9 +233,9 @@ def method_steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tu
 def steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int, int]], dict[int, str]]:
     """original -> step 1 -> ... -> step 4 (-> fixes), then original -> the one-shot output;
     trees in refactoring order (findings name the version a fix removed them in)."""
-    from .presets.kv_dtype.fixes import fix_trees
-    from .presets.kv_dtype.subject import find_root
-    from .presets.kv_dtype.steps import one_shot_tree, step_trees
+    from equivalence.presets.kv_dtype.fixes import fix_trees
+    from equivalence.presets.kv_dtype.subject import find_root
+    from equivalence.presets.kv_dtype.steps import one_shot_tree, step_trees
 
     root = find_root(args.steps)
     steps = step_trees(root, work)
@@ -254,9 +254,9 @@ def main(argv=None) -> int:
     except SystemExit as e:
         return 2 if e.code else 0
     options = Options(args.method, args.name, args.seed, args.examples, args.mutants)
-    from .engine.load import LoadError  # imports torch
-    from .git_review import Checker, review
-    from .presets.kv_dtype.subject import KV_PATH, RUNNER_PATH
+    from equivalence.engine.load.version import LoadError  # imports torch
+    from equivalence.versions.git_review import Checker, review
+    from equivalence.presets.kv_dtype.subject import KV_PATH, RUNNER_PATH
 
     try:
         with temporary_workdir() as work:
@@ -283,9 +283,9 @@ def main(argv=None) -> int:
         print("equivalence: interrupted; temporary files removed", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
     if args.method:
-        from .engine.report import markdown, terminal
+        from equivalence.engine.report.report import markdown, terminal
     else:
-        from .presets.kv_dtype.report import markdown, terminal
+        from equivalence.presets.kv_dtype.report import markdown, terminal
 
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

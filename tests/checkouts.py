@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from codemods.refactoring.checkout import Checkout
+from pysource.checkout import Checkout
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checkouts"
 OLD = "sglang.srt.model_executor.model_runner"

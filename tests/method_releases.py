@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from equivalence.engine.trees import link_copy
+from equivalence.versions.codemod_steps import link_copy
 from tests.method_trees import as_function, with_wrapper
 
 RUNNER = "sglang/srt/model_executor/model_runner.py"

@@ -107,7 +107,7 @@ class Evaluator:
 
     def _evaluate(self, variant: Variant, work: Path) -> Outcome:
         from codemods.extract_kv_dtype import Refusal, refactor, write_plan
-        from equivalence.engine.load import LoadError
+        from equivalence.engine.load.version import LoadError
         from equivalence.presets.kv_dtype.check import check
         from equivalence.presets.kv_dtype.subject import load_version
 

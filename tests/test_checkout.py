@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from codemods.refactoring import checkout as checkout_module
-from codemods.refactoring.checkout import Checkout
+from pysource import checkout as checkout_module
+from pysource.checkout import Checkout
 from tests.checkouts import git_init, write_tree
 
 PACKAGE = {"python/sglang/__init__.py": "", "python/sglang/srt/__init__.py": "",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemods.refactoring.checkout import Checkout
-from codemods.refactoring.method_usages import ParsedFiles, method_usages
+from pysource.checkout import Checkout
+from codemods.checkout.method_usages import ParsedFiles, method_usages
 from tests.checkouts import copy_fixture, make_checkout
 
 MODULE = "sglang.srt.model_executor.model_runner"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemods.refactoring.patched_reads import patches_missing_moved_code
+from codemods.checkout.patched_reads import patches_missing_moved_code
 from tests.checkouts import OLD, make_checkout
 
 NEW = "sglang.srt.utils.numa_utils"

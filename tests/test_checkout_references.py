@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from codemods.refactoring.errors import Conflicts, Location
-from codemods.refactoring.formatting import Style
-from codemods.refactoring.references import Move, plan_references, update_references
+from codemods.core.errors import Conflicts, Location
+from codemods.core.formatting import Style
+from codemods.checkout.references import Move, plan_references, update_references
 from tests.checkouts import NEW, OLD, make_checkout
 
 TABLE = "TORCH_DTYPE_TO_KV_CACHE_STR"

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from codemods.extract_kv_dtype.__main__ import main
-from codemods.refactoring.checkout import Checkout
-from codemods.refactoring.formatting import Style
-from codemods.refactoring.import_graph import ImportGraph
-from codemods.refactoring.method_usages import method_usages
-from codemods.refactoring.references import Move, plan_references
+from pysource.checkout import Checkout
+from codemods.core.formatting import Style
+from codemods.checkout.import_graph import ImportGraph
+from codemods.checkout.method_usages import method_usages
+from codemods.checkout.references import Move, plan_references
 from tests.checkouts import FIXTURES, copy_fixture, git_init
 from tests.releases import WITH_METHOD, copy_release, release_root
 

@@ -221,8 +221,8 @@ def test_commit_makes_one_commit_per_step(tmp_path, capsys, monkeypatch):
 
 
 def test_git_failure_part_way_says_which_steps_are_committed(tmp_path, capsys, monkeypatch):
-    import codemods.refactoring.command as cli
-    from codemods.refactoring.errors import BadInput
+    import codemods.core.command as cli
+    from codemods.core.errors import BadInput
 
     root = _git_tree(tmp_path)
     for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):

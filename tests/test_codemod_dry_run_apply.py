@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.refactoring.cli_output import diff_base, render_diff
+from codemods.core.output import diff_base, render_diff
 from tests.releases import release_root
 
 REPO = Path(__file__).resolve().parent.parent

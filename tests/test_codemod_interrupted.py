@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from codemods.extract_kv_dtype.__main__ import main
-from codemods.refactoring.writer import JOURNAL, TMP_SUFFIX
+from codemods.core.writer import JOURNAL, TMP_SUFFIX
 from tests.codemod_expected import RUNNER, TARGET, TREES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -243,7 +243,7 @@ def test_kill_while_writing_leaves_nothing_after_the_next_run_even_a_refused_one
 def test_a_journal_of_the_earlier_format_is_still_completed(tmp_path):
     import json
 
-    from codemods.refactoring.writer import recover
+    from codemods.core.writer import recover
 
     root = _tree(tmp_path)
     target = root / TARGET

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from codemods.extract_kv_dtype import RECIPE, Refusal
-from codemods.refactoring.formatting import Style
-from codemods.refactoring.narrow_param import narrow_function
+from codemods.core.formatting import Style
+from codemods.extract_method.steps.narrow_param import narrow_function
 
 HEAD = "def configure_kv_cache_dtype(*, server_args: ServerArgs, model_dtype):\n    x = None\n"
 PATH = Path("kv_cache_dtype.py")

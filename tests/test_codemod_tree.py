@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from codemods.refactoring.tree import NotASourceTree, find_root
+from pysource.layout import NotASourceTree, find_root
 from tests.codemod_expected import RUNNER, TREES
 
 

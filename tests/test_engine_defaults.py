@@ -7,8 +7,8 @@ import ast
 
 import pytest
 
-from equivalence.engine.defaults import options, unpassed
-from equivalence.engine.world import ABSENT, NONE, OPAQUE, value
+from equivalence.engine.load.defaults import options, unpassed
+from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, value
 
 
 @pytest.mark.parametrize("default, expected", [

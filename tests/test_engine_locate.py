@@ -1,4 +1,4 @@
-"""equivalence.engine.locate: where a version keeps CLASS.METHOD's logic."""
+"""pysource.extraction: where a version keeps CLASS.METHOD's logic."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from equivalence.engine.locate import LocateError, locate
+from pysource.extraction import LocateError, locate
 from tests.codemod_expected import SHAPES, TREES, expected_files
 from tests.engine_examples import RUNNER, TARGET, step_tree, write_tree
 from tests.releases import release_root

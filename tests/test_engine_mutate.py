@@ -1,4 +1,4 @@
-"""equivalence.engine.mutate: generic mutants of the function holding the logic and of its caller."""
+"""equivalence.engine.selfcheck.mutate: generic mutants of the function holding the logic and of its caller."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import textwrap
 import pytest
 
 from codemods.extract_kv_dtype import refactor
-from equivalence.engine.locate import locate
-from equivalence.engine.mutate import KINDS, method_mutants, mutants_of
-from equivalence.engine.mutations import Edit
+from pysource.extraction import locate
+from equivalence.engine.selfcheck.mutate import KINDS, method_mutants, mutants_of
+from equivalence.engine.selfcheck.mutations import Edit
 from tests.engine_examples import EXTRACTIONS, RUNNER, TARGET, extracted_steps, step_tree, write_tree
 from tests.releases import release_root
 
@@ -106,7 +106,7 @@ def test_non_ascii_text_before_a_node(tmp_path):
 
 
 def test_unparseable_or_unchanged_edits_are_skipped(tmp_path):
-    from equivalence.engine.mutate import _units
+    from equivalence.engine.selfcheck.mutate import _units
 
     root = _method_tree(tmp_path, "self.x = 1\n")
     (unit,) = _units(locate(root, "pkg/runner.py", "Runner", "work"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from equivalence.cli import main
-from equivalence.engine.trees import link_copy
+from equivalence.versions.codemod_steps import link_copy
 from tests.method_releases import EXTRACTIONS, extracted
 from tests.releases import release_root
 

@@ -1,4 +1,4 @@
-"""equivalence.engine.static_check: the moved code against the old body, modulo the map, and the
+"""equivalence.engine.judge.static_check: the moved code against the old body, modulo the map, and the
 moved module globals value for value."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import pytest
 
 from codemods.extract_kv_dtype import refactor
-from equivalence.engine.locate import locate
-from equivalence.engine.static_check import StaticCheckError, check_trees, static_check, to_markdown
+from pysource.extraction import locate
+from equivalence.engine.judge.static_check import StaticCheckError, check_trees, static_check, to_markdown
 from tests.codemod_expected import SHAPES, TREES, expected_files
 from tests.engine_examples import EXTRACTIONS, RUNNER, TARGET, extracted_steps, step_tree, write_tree
 from tests.releases import release_root

@@ -7,14 +7,14 @@ import ast
 
 import pytest
 
-from equivalence.engine.compare import DEFERRED, EAGER, EQUAL, classify, deferred_trace
-from equivalence.engine.coverage import BranchTracer
-from equivalence.engine.explore import explore, size
-from equivalence.engine.load import Caller
-from equivalence.engine.observe import Observation
-from equivalence.engine.standins import CURRENT, Environ, StandIn
-from equivalence.engine.world import key_of
-from equivalence.engine.world import ABSENT, NONE, OPAQUE, Domains, World, canon, seq, value
+from equivalence.engine.judge.compare import DEFERRED, EAGER, EQUAL, classify, deferred_trace
+from equivalence.engine.run.coverage import BranchTracer
+from equivalence.engine.run.explore import explore, size
+from equivalence.engine.load.version import Caller
+from equivalence.engine.run.observe import Observation
+from equivalence.engine.world.standins import CURRENT, Environ, StandIn
+from equivalence.engine.world.world import key_of
+from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Domains, World, canon, seq, value
 
 
 @pytest.fixture

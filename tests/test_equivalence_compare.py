@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import torch
 
-from equivalence.engine.compare import DEFERRED, EAGER, EQUAL, NOT_MODELLED, classify
-from equivalence.engine.load import Caller
-from equivalence.engine.observe import Observation
-from equivalence.engine.world import ABSENT
+from equivalence.engine.judge.compare import DEFERRED, EAGER, EQUAL, NOT_MODELLED, classify
+from equivalence.engine.load.version import Caller
+from equivalence.engine.run.observe import Observation
+from equivalence.engine.world.world import ABSENT
 
 BF16, FP8 = torch.bfloat16, torch.float8_e4m3fn
 

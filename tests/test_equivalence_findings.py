@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from equivalence.engine.observe import Session, capture_logs
-from equivalence.engine.world import Domains
+from equivalence.engine.run.observe import Session, capture_logs
+from equivalence.engine.world.world import Domains
 from equivalence.presets.kv_dtype import hints as presets
 from equivalence.presets.kv_dtype.check import dflash_inputs, literals
 from equivalence.presets.kv_dtype.findings import FP4, KEYERROR, FindingSets, Observed, collect

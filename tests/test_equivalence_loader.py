@@ -11,10 +11,10 @@ import pytest
 import torch
 
 from equivalence.cli import main
-from equivalence.engine.load import LoadError, exec_module
-from equivalence.engine.observe import Session, capture_logs
-from equivalence.engine.stubs import PrivateModules, StubScope, StubTouched, StubValue
-from equivalence.engine.world import Domains, value
+from equivalence.engine.load.version import LoadError, exec_module
+from equivalence.engine.run.observe import Session, capture_logs
+from equivalence.engine.load.stubs import PrivateModules, StubScope, StubTouched, StubValue
+from equivalence.engine.world.world import Domains, value
 from equivalence.presets.kv_dtype.hints import FIXED, FP8, HIP, TORCH, Hints
 from equivalence.presets.kv_dtype.hints import KV as KV_STRING
 from equivalence.presets.kv_dtype.hints import hints as kv_hints

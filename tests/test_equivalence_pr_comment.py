@@ -3,7 +3,7 @@ table and the findings are kept whole."""
 
 from __future__ import annotations
 
-from equivalence.engine.pr_comment import CUT_NOTE, GITHUB_COMMENT_LIMIT, fit
+from equivalence.engine.report.pr_comment import CUT_NOTE, GITHUB_COMMENT_LIMIT, fit
 from equivalence.presets.kv_dtype.report import markdown
 
 COVERAGE = {"before": {"branches": 24, "hit": 24, "missed": []}, "after": {"branches": 24, "hit": 24, "missed": []}}

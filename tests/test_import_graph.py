@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemods.refactoring.checkout import Checkout
-from codemods.refactoring.import_graph import ImportGraph
+from pysource.checkout import Checkout
+from codemods.checkout.import_graph import ImportGraph
 from tests.checkouts import copy_fixture, make_checkout
 
 MR = "sglang.srt.model_executor.model_runner"

@@ -140,7 +140,7 @@ def test_an_unmapped_read_is_varied_not_reported(monkeypatch):
     harness varies it like any other read (no "input not covered"): here the code is unchanged
     but for a comment, and is proven equivalent."""
     import codemods.extract_kv_dtype as api
-    from codemods.refactoring.pipeline import Plan
+    from codemods.core.plan import Plan
     from tests.robustness import Evaluator
     from tests.variants import RUNNER
 

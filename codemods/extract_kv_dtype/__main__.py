@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 from codemods.extract_kv_dtype import RECIPE, refactor
-from codemods.extract_kv_dtype.fixes import FIXES, FIXES_HELP
-from codemods.refactoring.cli_output import run_command
-from codemods.refactoring.command import add_output_options, apply_plan, parse_steps, prepare
+from codemods.extract_method.pipeline import locate
+from codemods.extract_method.presets.kv_dtype.fixes import FIXES, FIXES_HELP
+from codemods.core.output import run_command
+from codemods.core.command import add_output_options, apply_plan, parse_steps, prepare
 
 EPILOG = """\
 steps (sglang PR #31147):
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    prepare(args, RECIPE)
+    prepare(args, locate(args.path, RECIPE))
     steps = args.steps or (None if args.fix else range(1, 5))
     return apply_plan(args, refactor(args.path, steps, format=not args.no_format, fixes=args.fix))
 

@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import Optional
 
 from codemods.extract_method.spec import MethodSpec, checkout_for, recipe_for
-from codemods.refactoring.checkout import Checkout
-from codemods.refactoring.errors import AlreadyApplied, BadInput, CodemodError, NoSuchMethod, Refusal
-from codemods.refactoring.formatting import find_style
-from codemods.refactoring.make_static import Static
-from codemods.refactoring.pipeline import Plan, StepResult, locate, missing_steps, run
-from codemods.refactoring.recipe import Recipe
-from codemods.refactoring.writer import write_files
+from pysource.checkout import Checkout
+from codemods.core.errors import AlreadyApplied, BadInput, CodemodError, NoSuchMethod, Refusal
+from codemods.core.formatting import find_style
+from codemods.extract_method.steps.make_static import Static
+from codemods.core.plan import Plan, StepResult
+from codemods.extract_method.pipeline import locate, missing_steps, run
+from codemods.extract_method.recipe import Recipe
+from codemods.core.writer import write_files
 
 __all__ = ["MethodSpec", "refactor", "write_plan", "Plan", "StepResult", "CodemodError", "BadInput", "Refusal",
            "NoSuchMethod", "AlreadyApplied"]

@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 
 from codemods.extract_method import MethodSpec, refactor_recipe
+from codemods.extract_method.pipeline import locate
 from codemods.extract_method.spec import checkout_for, parse_narrow, recipe_for
-from codemods.refactoring.cli_output import run_command
-from codemods.refactoring.command import add_output_options, apply_plan, parse_steps, prepare
-from codemods.refactoring.errors import BadInput
+from codemods.core.output import run_command
+from codemods.core.command import add_output_options, apply_plan, parse_steps, prepare
+from codemods.core.errors import BadInput
 
 EPILOG = """\
 steps (the way sglang PR #31147 extracted ModelRunner.configure_kv_cache_dtype):
@@ -139,7 +140,7 @@ def _run(args) -> int:
                       moved_globals=tuple(args.move_global), source_file=args.source)
     checkout = checkout_for(args.path, spec)
     recipe = recipe_for(args.path, spec, checkout)
-    prepare(args, recipe)
+    prepare(args, locate(args.path, recipe))
     plan = refactor_recipe(args.path, recipe, args.steps, format=not args.no_format, checkout=checkout)
     return apply_plan(args, plan)
 

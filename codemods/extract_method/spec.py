@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from codemods.refactoring.checkout import Checkout
-from codemods.refactoring.errors import BadInput
-from codemods.refactoring.recipe import Narrow, Recipe
-from codemods.refactoring.pipeline import located
+from pysource.checkout import Checkout
+from codemods.core.errors import BadInput
+from codemods.extract_method.recipe import Narrow, Recipe
+from codemods.extract_method.pipeline import located
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
@@ -59,7 +59,7 @@ def _check(spec: MethodSpec) -> None:
 
 
 def package_root(path: Path, package: str) -> Path:
-    """The folder holding `package`, by the codemods' one PATH rule (`tree.find_root`)."""
+    """The folder holding `package`, by the codemods' one PATH rule (`pysource.layout.find_root`)."""
     return located(path, f"{package}/__init__.py").root
 
 

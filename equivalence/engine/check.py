@@ -13,14 +13,14 @@ import copy
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .. import progress
-from .load import LoadError, Version, load
-from .mutate import mutants_of
-from .observe import capture_logs
-from .pairs import BUDGET, Pair, PairResult, run_pair
-from .report import build
-from .static_check import StaticCheckError, StaticReport, static_check
-from .world import Domains
+from equivalence import progress
+from equivalence.engine.load.version import LoadError, Version, load
+from equivalence.engine.selfcheck.mutate import mutants_of
+from equivalence.engine.run.observe import capture_logs
+from equivalence.engine.run.pairs import BUDGET, Pair, PairResult, run_pair
+from equivalence.engine.report.report import build
+from equivalence.engine.judge.static_check import StaticCheckError, StaticReport, static_check
+from equivalence.engine.world.world import Domains
 
 MUTANTS = 30  # generated per check (mutate.py selects them spread across kinds)
 

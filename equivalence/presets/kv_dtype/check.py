@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import ast
 
-from ... import progress
-from ...engine.check import static_of, survives
-from ...engine.inputs import skip_annotations
-from ...engine.literals import string_literals
-from ...engine.load import Version
-from ...engine.observe import capture_logs
-from ...engine.pairs import BUDGET, Pair, PairResult, run_pair
-from ...engine.world import Domains
-from . import hints as presets
-from .findings import FindingSets, Observed, collect
-from .hints import BACKEND, DRAFT, SPEC
-from .intended import apply_intended
-from .mutants import MUTANTS, mutant_sources
-from .observed import refine
-from .report import build
-from .subject import SUBJECT
+from equivalence import progress
+from equivalence.engine.check import static_of, survives
+from equivalence.engine.load.inputs import skip_annotations
+from equivalence.engine.load.literals import string_literals
+from equivalence.engine.load.version import Version
+from equivalence.engine.run.observe import capture_logs
+from equivalence.engine.run.pairs import BUDGET, Pair, PairResult, run_pair
+from equivalence.engine.world.world import Domains
+from equivalence.presets.kv_dtype import hints as presets
+from equivalence.presets.kv_dtype.findings import FindingSets, Observed, collect
+from equivalence.presets.kv_dtype.hints import BACKEND, DRAFT, SPEC
+from equivalence.presets.kv_dtype.intended import apply_intended
+from equivalence.presets.kv_dtype.mutants import MUTANTS, mutant_sources
+from equivalence.presets.kv_dtype.observed import refine
+from equivalence.presets.kv_dtype.report import build
+from equivalence.presets.kv_dtype.subject import SUBJECT
 
 DFLASH_ATTRIBUTES = {"is_draft_worker": DRAFT, "spec_algorithm": SPEC, "speculative_draft_attention_backend": BACKEND}
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...engine.observe import Observation
-from ...engine.world import ABSENT, describe, value
-from .hints import DRAFT, DTYPE, FIXED, FP8, HIP, KV, MODEL, SPEC, TORCH, size_key
-from .observed import effect_json, kv_effect
+from equivalence.engine.run.observe import Observation
+from equivalence.engine.world.world import ABSENT, describe, value
+from equivalence.presets.kv_dtype.hints import DRAFT, DTYPE, FIXED, FP8, HIP, KV, MODEL, SPEC, TORCH, size_key
+from equivalence.presets.kv_dtype.observed import effect_json, kv_effect
 
 FP4 = "fp4-fallback-not-auto"
 KEYERROR = "kv-str-keyerror"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...engine.trees import CodemodMissing, apply_in_copy
+from equivalence.versions.codemod_steps import CodemodMissing, apply_in_copy
 
 
 def known_fixes() -> dict[str, str]:

@@ -27,7 +27,7 @@ import types
 
 import torch
 
-from ...engine.world import ABSENT, NONE, OPAQUE, Hints, describe, value
+from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Hints, describe, value
 
 KV = "self.server_args.kv_cache_dtype"
 MODEL = "self.model"

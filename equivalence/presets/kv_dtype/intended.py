@@ -17,9 +17,9 @@ it.) The last four are divergences (exit 1).
 
 from __future__ import annotations
 
-from ...engine.compare import INTENDED, is_divergence
-from ...engine.pairs import Difference, PairResult
-from .findings import FP4, KEYERROR, FindingSets, Observed
+from equivalence.engine.judge.compare import INTENDED, is_divergence
+from equivalence.engine.run.pairs import Difference, PairResult
+from equivalence.presets.kv_dtype.findings import FP4, KEYERROR, FindingSets, Observed
 
 UNINTENDED = "unintended-divergence"
 INCOMPLETE = "fix-incomplete"

@@ -16,7 +16,7 @@ import copy
 from dataclasses import dataclass
 from typing import Callable
 
-from ...engine.load import Version
+from equivalence.engine.load.version import Version
 
 
 @dataclass

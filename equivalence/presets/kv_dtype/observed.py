@@ -4,8 +4,8 @@ or by writing `self.server_args.kv_cache_dtype`), its logs and exception."""
 
 from __future__ import annotations
 
-from ...engine.observe import Observation
-from ...engine.world import json_value
+from equivalence.engine.run.observe import Observation
+from equivalence.engine.world.world import json_value
 
 RECORD = "self._record_kv_cache_dtype"
 SERVER_ARGS_KV = "self.server_args.kv_cache_dtype"

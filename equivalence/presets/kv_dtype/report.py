@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from ...engine.report import EXPLAIN as ENGINE_EXPLAIN
-from ...engine.report import Render, difference_sections, missed_lines, overall, pair_json, pair_line, revision_lines, static_lines, summary_table
-from .findings import Finding
-from .hints import size_key, to_json
-from .observed import summary
+from equivalence.engine.report.report import EXPLAIN as ENGINE_EXPLAIN
+from equivalence.engine.report.report import Render, difference_sections, missed_lines, overall, pair_json, pair_line, revision_lines, static_lines, summary_table
+from equivalence.presets.kv_dtype.findings import Finding
+from equivalence.presets.kv_dtype.hints import size_key, to_json
+from equivalence.presets.kv_dtype.observed import summary
 
 EXPLAIN = {
     **ENGINE_EXPLAIN,

@@ -1,12 +1,12 @@
 """Versions for `--steps`: the original tree, the kv codemod's output after each step, and its
-one-shot output (engine/trees.py makes the copies)."""
+one-shot output (versions/codemod_steps.py makes the copies)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ...engine import trees
-from ...engine.trees import ONE_SHOT, CodemodMissing
+from equivalence.versions import codemod_steps as trees
+from equivalence.versions.codemod_steps import ONE_SHOT, CodemodMissing
 
 __all__ = ["ONE_SHOT", "step_trees", "one_shot_tree"]
 

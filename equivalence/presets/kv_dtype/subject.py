@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods.refactoring import tree
+from pysource import layout
 
-from ...engine.check import Method
-from ...engine.load import LoadError, Version
-from .hints import TORCH
+from equivalence.engine.check import Method
+from equivalence.engine.load.version import LoadError, Version
+from equivalence.presets.kv_dtype.hints import TORCH
 
 RUNNER_CLASS = "ModelRunner"
 METHOD = "configure_kv_cache_dtype"
@@ -19,10 +19,10 @@ SUBJECT = Method(RUNNER_CLASS, METHOD, RUNNER_PATH, real_inputs={"torch": TORCH}
 
 
 def find_root(path: Path) -> Path:
-    """The folder holding the `sglang` package: the codemod's rule (`codemods.refactoring.tree`)."""
+    """The folder holding the `sglang` package: the codemod's rule (`pysource.layout`)."""
     try:
-        return tree.find_root(Path(path), RUNNER_PATH).root
-    except tree.NotASourceTree as e:
+        return layout.find_root(Path(path), RUNNER_PATH).root
+    except layout.NotASourceTree as e:
         raise LoadError(f"{path}: {e}") from None
 
 

@@ -1,0 +1,224 @@
+"""The annotations of the extracted function's inferred parameters, when the class says them.
+
+A parameter inferred from `self.X` is annotated `T` only when the class (with its bases found in
+the tree) says it unambiguously: `self.X: T = ...` or a class-level `X: T` (every such
+declaration agreeing), or else every assignment `self.X = p` assigns a parameter `p` annotated
+`T` of its method and never rebound there (`__init__(self, tp_size: int)`), all agreeing.
+`--pass-self NAME` is annotated with the class itself. Anything else stays unannotated.
+
+The names an annotation spells must resolve where step 1 writes it (the class's module) and
+where step 2 moves it (the target), without a new import cycle: in a module with
+`from __future__ import annotations` (`is_lazy`: a new target module gets it) a name of the
+package, or one the class's module imports only under `if TYPE_CHECKING:` or defines itself, is
+imported under `if TYPE_CHECKING:` (never run, so no cycle); elsewhere it needs a plain import
+of the same thing, refused if it would close a cycle. An annotation that cannot resolve is left
+out rather than refused.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+from pathlib import Path
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from pysource.checkout import Checkout
+from pysource.classes import classes
+from codemods.extract_method.analysis.travelling_code import free_names
+from codemods.checkout.import_graph import ImportGraph
+from codemods.syntax.import_statements import imported_module, index_bindings, module_name
+from codemods.extract_method.recipe import Recipe
+from codemods.extract_method.analysis.rewrites import Param
+from codemods.extract_method.steps.target_module import same_import
+from codemods.syntax.type_checking import type_checking_imports
+
+
+def is_lazy(module: cst.Module) -> bool:
+    """Whether `module` has `from __future__ import annotations` (its annotations are never run)."""
+    for s in module.body:
+        if isinstance(s, cst.SimpleStatementLine):
+            for small in s.body:
+                if isinstance(small, cst.ImportFrom) and small.module is not None \
+                        and module_name(small.module) == "__future__" and not isinstance(small.names, cst.ImportStar) \
+                        and any(module_name(a.name) == "annotations" for a in small.names):
+                    return True
+    return False
+
+
+class _Unannotated(cst.CSTTransformer):
+    def leave_Param(self, original, updated):
+        return updated.with_changes(annotation=None)
+
+    def leave_FunctionDef(self, original, updated):
+        return updated.with_changes(returns=None)
+
+
+def annotation_only(stmts: list[cst.BaseStatement]) -> set[str]:
+    """The free names of `stmts` that only their functions' annotations use."""
+    bare = [s.visit(_Unannotated()) for s in stmts]
+    return free_names(stmts) - free_names(bare)
+
+
+def attribute_types(text: str, class_name: str, root: Path, module: str, wanted: set[str]
+                    ) -> dict[str, Optional[str]]:
+    """{attribute: its annotation, None when the class does not say it unambiguously} for the
+    `wanted` attributes the class (or a base of it in the tree) declares or assigns through
+    `self`. Only the methods whose text spells `self.<wanted>` are walked."""
+    declared: dict[str, set[str]] = {}
+    assigned: dict[str, set[Optional[str]]] = {}
+    spelled = re.compile(r"\bself\s*\.\s*(?:" + "|".join(map(re.escape, sorted(wanted))) + r")\b")
+    for cls, source in classes(text, class_name, root, module) if wanted else ():
+        lines = set(_lines(source, spelled))
+        for s in cls.body:
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in wanted:
+                declared.setdefault(s.target.id, set()).add(ast.unparse(s.annotation))
+            elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    s.lineno <= line <= s.end_lineno for line in lines):
+                _method(s, wanted, declared, assigned)
+    out: dict[str, Optional[str]] = {}
+    for name in {*declared, *assigned}:
+        found = declared.get(name) or assigned[name]
+        out[name] = next(iter(found)) if len(found) == 1 else None
+    return out
+
+
+def _lines(text: str, pattern: re.Pattern) -> Iterator[int]:
+    """The 1-based line of each match of `pattern` in `text`, in order."""
+    line, at = 1, 0
+    for hit in pattern.finditer(text):
+        line += text.count("\n", at, hit.start())
+        at = hit.start()
+        yield line
+
+
+def _method(func, wanted: set[str], declared: dict, assigned: dict) -> None:
+    params = {a.arg: a.annotation for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    rebound: set[str] = set()
+    values: list[tuple[str, Optional[ast.expr]]] = []  # (attribute, the value assigned to it, if one)
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            rebound.add(node.id)
+        elif isinstance(node, ast.AnnAssign) and _self_attribute(node.target):
+            if node.target.attr in wanted:
+                declared.setdefault(node.target.attr, set()).add(ast.unparse(node.annotation))
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            targets = node.targets if isinstance(node, ast.Assign) else [i.optional_vars for i in node.items] \
+                if isinstance(node, (ast.With, ast.AsyncWith)) else [node.target]
+            values += [(t.attr, node.value if isinstance(node, ast.Assign) and t is target else None)
+                       for target in targets for t in _assigned(target) if t.attr in wanted]
+    for attribute, value in values:
+        annotation = params.get(value.id) if isinstance(value, ast.Name) and value.id not in rebound else None
+        assigned.setdefault(attribute, set()).add(ast.unparse(annotation) if annotation else None)
+
+
+def _assigned(target: Optional[ast.expr]) -> list[ast.Attribute]:
+    """The `self.X` an assignment target binds (`self.x`, `a, self.x`, `*self.rest`), not those
+    it only reads (`self.x.y = ...` binds nothing of `self`)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [t for e in target.elts for t in _assigned(e)]
+    if isinstance(target, ast.Starred):
+        return _assigned(target.value)
+    return [target] if _self_attribute(target) else []
+
+
+def _self_attribute(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+class Annotator:
+    """The annotations the inferred parameters get (`annotate`), decided before step 1 from the
+    class's module `source` and the target module as it is (None: a new one)."""
+
+    def __init__(self, checkout: Checkout, recipe: Recipe, source: cst.Module, text: str, root: Path,
+                 target: Optional[cst.Module]):
+        self.checkout, self.recipe, self.source, self.target = checkout, recipe, source, target
+        self.text, self.root = text, root
+        self.source_lazy = is_lazy(source)
+        self.target_lazy = is_lazy(target) if target is not None else recipe.future_annotations
+        self.bindings = index_bindings(source)
+        self.target_bindings = index_bindings(target) if target is not None else {}
+        self.package = recipe.source_module.rpartition(".")[0]
+        self._graph: Optional[ImportGraph] = None
+        self.left_out: list[str] = []  # "PARAM: T", annotations the class gives but the target cannot spell
+
+    def annotate(self, params: list[Param]) -> None:
+        """Set the annotation of each of `params` that has none and can have one."""
+        attributes = {p.argument[5:]: p for p in params if p.annotation is None and re.fullmatch(
+            r"self\.\w+", p.argument)}
+        types = attribute_types(self.text, self.recipe.class_name, self.root, self.recipe.source_module,
+                                set(attributes))
+        for p in params:
+            found = self.recipe.class_name if p.argument == "self" else types.get(p.argument[5:]) if (
+                p.argument[5:] in attributes) else None
+            if p.annotation is None and found is not None:
+                if self.resolves(found):
+                    p.annotation = found
+                else:
+                    self.left_out.append(f"{p.name}: {found}")
+
+    def left_out_note(self) -> Optional[str]:
+        """What `annotate` left unannotated although the class says its type, and why."""
+        if not self.left_out:
+            return None
+        why = ("spelling it there would need a run-time import closing an import cycle, or clash with a name it "
+               "binds; `from __future__ import annotations` in the target would let it be imported under "
+               "TYPE_CHECKING" if not self.target_lazy else "the name clashes with one the target binds, or "
+               "resolves in the class's module only under TYPE_CHECKING without a lazy module there")
+        return (f"left unannotated ({', '.join(self.left_out)}): the class says so, but {self.recipe.target_module} "
+                f"cannot spell it: {why}")
+
+    def resolves(self, annotation: str) -> bool:
+        """Whether every name `annotation` spells resolves in the class's module where step 1
+        writes it and can be imported into the target without a new import cycle."""
+        try:
+            tree = ast.parse(annotation, mode="eval")
+        except SyntaxError:
+            return False
+        if any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(tree)):
+            return False  # a string annotation spells names this does not follow
+        return all(self._name_resolves(n.id) for n in ast.walk(tree) if isinstance(n, ast.Name))
+
+    def _name_resolves(self, name: str) -> bool:
+        found = self.bindings.get(name, [])
+        if not found:
+            return hasattr(builtins, name) and name not in self.target_bindings
+        if len(found) != 1:
+            return False
+        kind = found[0].kind
+        if kind == "conditional":  # imported under TYPE_CHECKING only: never bound at run time
+            return self.source_lazy and self.target_lazy and name in type_checking_imports(self.source) \
+                and self._free_in_target(name, None)
+        if kind in ("definition", "assign"):  # the class's own module: only a TYPE_CHECKING import reaches it
+            return self.source_lazy and self.target_lazy and self._free_in_target(name, None)
+        stmt = self.source.body[found[0].index]
+        small = next(s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom)))
+        if not self._free_in_target(name, stmt):
+            return False
+        if self.target_lazy or imported_module(small, found[0].alias, self.package).split(".")[0] != \
+                self.checkout.package:
+            return True
+        return self._no_cycle(small, found[0].alias)
+
+    def _free_in_target(self, name: str, stmt: Optional[cst.SimpleStatementLine]) -> bool:
+        """Whether the target leaves `name` free, or binds it by the same import as `stmt`."""
+        found = self.target_bindings.get(name)
+        if not found:
+            return True
+        if stmt is None or len(found) != 1 or found[0].kind != "import":
+            return False
+        small = next(s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom)))
+        alias = next(a for a in small.names if a is self.bindings[name][0].alias)
+        return same_import(self.target, found, small, alias, self.recipe.target_package)
+
+    def _no_cycle(self, small: cst.CSTNode, alias: cst.ImportAlias) -> bool:
+        """Whether importing `alias` of `small` at the target's top level closes no import cycle."""
+        imported = imported_module(small, alias, self.package)
+        target = self.recipe.target_module
+        edges = [(self.recipe.source_module, target), (target, imported)]
+        if isinstance(small, cst.ImportFrom) and f"{imported}.{module_name(alias.name)}" in self.checkout.modules():
+            edges.append((target, f"{imported}.{module_name(alias.name)}"))
+        self._graph = self._graph or ImportGraph(self.checkout)
+        return self._graph.cycle_closed_by(edges) is None

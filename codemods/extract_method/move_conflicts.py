@@ -1,0 +1,98 @@
+"""What the move must not break elsewhere: uses of the method outside its class, new import cycles.
+
+Every use of CLASS.METHOD the first steps would break (`method_usages`: subclasses overriding
+it, `x.METHOD` anywhere but the class's own calls of it, patches of it) is refused, every place
+at once, together with whatever a step refuses besides. Step 2 adds module-level imports: the
+class's module imports the target module, and the target gets those the moved code needs; one
+that closes an import cycle (`import_graph`) is refused, naming the cycle. A function-level
+import stays where it was, so it adds no edge.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Optional
+
+from pysource.checkout import Checkout
+from codemods.syntax.nodes import binding_line
+from codemods.core.errors import Conflicts, Location, Refusal
+from pysource.imports import absolute_module
+from codemods.checkout.import_graph import ImportGraph
+from codemods.checkout.method_usages import method_usages
+from codemods.extract_method.recipe import Recipe
+
+
+def outside_uses(checkout: Checkout, recipe: Recipe) -> list[Location]:
+    """Every use of the method that steps 1-2 would break (`method_usages`)."""
+    return [Location(u.path, u.line, f"{u.what}: steps 1-2 would break it")
+            for u in method_usages(checkout, recipe.source_module, recipe.class_name, recipe.method_name)]
+
+
+def refuse_uses(uses: list[Location], recipe: Recipe, refusal: Optional[Refusal] = None) -> Conflicts:
+    """The refusal listing `uses` (and what a step refused besides, unless at one of them)."""
+    places = list(uses)
+    others = refusal.locations if isinstance(refusal, Conflicts) else [] if refusal is None else [
+        Location(refusal.path or uses[0].path, refusal.line or 0, refusal.why)]
+    listed = {(u.path, u.line) for u in uses}
+    places += [o for o in others if (o.path, o.line) not in listed]
+    name = recipe.qualified
+    return Conflicts(places, note=(
+        f"Each use that steps 1-2 would break is one of {name} or of a same-named method of another class that "
+        f"the tool cannot tell apart from it: step 1 makes {name} a keyword-only static method and step 2 takes "
+        f"it out of the class until step 3 puts a wrapper back. Update those places first (or rename the other "
+        f"class's method), then run again."))
+
+
+def module_imports(text: Optional[str], module: str, package: str, checkout: Checkout) -> set[tuple[str, str]]:
+    """(importer, imported module) for each top-level import of `text` (`from pkg import name`:
+    also `pkg.name` when that is a module of the package)."""
+    if not text:
+        return set()
+    modules = checkout.modules()
+    edges = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.Import):
+            edges |= {(module, a.name) for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = absolute_module(node, package)
+            if base is None:
+                continue
+            edges.add((module, base))
+            edges |= {(module, f"{base}.{a.name}") for a in node.names if f"{base}.{a.name}" in modules}
+    return edges
+
+
+def refuse_new_cycle(checkout: Checkout, recipe: Recipe, source: Path, text: str, method_line: Optional[int],
+                     old_target: Optional[str], new_target: str) -> None:
+    """Refuse when the imports step 2 adds close an import cycle: the class's module importing
+    the target, or the target importing what the moved code needs."""
+    target_package = recipe.target_package
+    added = sorted(module_imports(new_target, recipe.target_module, target_package, checkout)
+                   - module_imports(old_target, recipe.target_module, target_package, checkout))
+    edges = [(recipe.source_module, recipe.target_module), *added]
+    cycle = ImportGraph(checkout).cycle_closed_by(edges)
+    if cycle is None:
+        return
+    first, second = cycle[0], cycle[1]
+    if first == recipe.source_module:
+        why = f"{recipe.source_module} would import {recipe.target_module} at module level"
+        line = method_line
+    else:
+        why = f"{recipe.target_module} would import {second} at module level (the moved code needs it)"
+        line = _import_line(text, second) or method_line
+    raise Refusal(f"{why}, which closes the import cycle {' -> '.join(cycle)}: choose another target module, "
+                  f"or import lazily there first", source, line)
+
+
+def _import_line(text: str, module: str) -> Optional[int]:
+    """The line of the class's module that imports from `module` (where the moved code got it)."""
+    tail = module.rpartition(".")[2]
+    for name in (tail, module):
+        line = binding_line(text, name)
+        if line:
+            return line
+    for i, ln in enumerate(text.splitlines(), 1):
+        if ln.startswith(("from ", "import ")) and module in ln:
+            return i
+    return None

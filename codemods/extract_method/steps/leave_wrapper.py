@@ -1,0 +1,153 @@
+"""Step 3: put back an instance method of the same name that calls the moved function.
+
+After step 2 the class has no such method and its call sites call the module function
+(`self.y = module.f(...)`, then a recipe's record `if`). The wrapper makes that call with the
+arguments taken from `self` (and its own parameters), applies the results and returns what
+the function returns, and the call sites call the method again.
+
+In a run that did step 1 too, the wrapper has the method's original signature and every
+call site gets back exactly its original text. In a run that starts at step 3 neither is
+recorded anywhere, so they are read off the tree: a keyword argument every call site passes
+as `self...` is taken from `self` by the wrapper (an own parameter the callers happened to
+fill from `self` the same way is indistinguishable, and is treated so: same behaviour); the
+other parameters become the wrapper's own, and the call sites pass them by keyword.
+
+Where the wrapper goes:
+- in a run that did step 2 too, exactly where the method was (step 2 hands over the index),
+  so the whole refactoring's diff stays minimal;
+- in a run that starts at step 3 that place is recorded nowhere, so a fixed rule decides:
+  right after the record method (`_record_kv_cache_dtype`) when the class has it - the method
+  sat there in every release that has both - else right after the method holding the first
+  call site, else at the end of the class. The step's message says which.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import libcst as cst
+
+from codemods.extract_method.call_sites import (
+    Site,
+    apply_swaps,
+    find_sites,
+    holders,
+    require_calls,
+    require_sites,
+    rewrite_sites,
+)
+from codemods.syntax.nodes import class_members, def_line, top_class
+from codemods.core.errors import Refusal
+from codemods.core.formatting import Style, format_statement
+from codemods.extract_method.steps.make_static import Static, call_site_block, inferred_args, new_call
+from codemods.extract_method.steps.move_function import Hole
+from codemods.extract_method.recipe import Recipe
+from codemods.extract_method.signature import kwarg
+from codemods.extract_method.steps.wrapper_from_tree import static_from_tree
+
+
+def _member_name(s: cst.CSTNode) -> Optional[str]:
+    return s.name.value if isinstance(s, (cst.FunctionDef, cst.ClassDef)) else None
+
+
+def wrapper_position(cls: cst.ClassDef, recipe: Recipe, holder: Optional[cst.CSTNode]) -> tuple[int, str]:
+    """Split run: (index in the class body to insert the wrapper at, why there)."""
+    members = list(cls.body.body)
+    record = recipe.record.method.rpartition(".")[2] if recipe.record else None
+    found = [i for i, s in enumerate(members) if record and _member_name(s) == record]
+    if found:
+        return found[-1] + 1, f"after {recipe.class_name}.{record}"
+    for i, s in enumerate(members):
+        if s is holder and _member_name(s):
+            return i + 1, f"after {recipe.class_name}.{_member_name(s)}, which holds the call site"
+    return len(members), f"at the end of {recipe.class_name}"
+
+
+def _is_record_if(s: cst.CSTNode, local: Optional[str]) -> bool:
+    return local is not None and isinstance(s, cst.If) and s.orelse is None and \
+        cst.Module([]).code_for_node(s.test) == f"{local} is not None"
+
+
+def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style, target_text: str,
+                  hole: Optional[Hole] = None, static: Optional[Static] = None,
+                  members: Optional[dict] = None) -> tuple[cst.Module, str]:
+    """(new module, where the wrapper went). `hole`, `static`: what steps 2 and 1 of the same run found."""
+    cls_index, cls = top_class(module, recipe.class_name, path)
+    if class_members(cls, recipe.method_name):
+        raise Refusal(f"{recipe.class_name} already has a member {recipe.method_name}", path,
+                      def_line(text, recipe.class_name, recipe.method_name))
+    callee = recipe.callee
+    sites = find_sites(cls, recipe.function, text, holders(text, recipe.class_name, recipe.function)
+                       if members is None else members)
+    sites = [s for s in sites if s.call is not None and cst.Module([]).code_for_node(s.call.func) == callee] \
+        if recipe.infer else sites
+    require_sites(sites, recipe, path, callee)
+    require_calls(sites, recipe.target_alias, path, recipe.callee)
+    split = static is None or len(static.sites) != len(sites)
+    shape = static_from_tree(sites, recipe, target_text, path) if split else static
+    if recipe.record or shape.results:
+        for site in sites:
+            line = site.statement
+            if not (site.in_simple_statement and len(line.body) == 1 and isinstance(line.body[0], cst.Assign)
+                    and line.body[0].value is site.call):
+                raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 2 writes", path,
+                              site.line)
+
+    if hole is None:
+        at, where = wrapper_position(cls, recipe, sites[0].holder if sites else None)
+        leading = [cst.EmptyLine(indent=False)]
+    else:
+        (at, leading), where = hole, "where the method was"
+    wrapper = _wrapper(recipe, shape, leading)
+    cls = _restore_call_sites(cls, sites, recipe, shape, None if split else static.sites, style)
+    members_body = list(cls.body.body)
+    members_body.insert(at, format_statement(wrapper, 1, style))
+    cls = cls.with_changes(body=cls.body.with_changes(body=members_body))
+    return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:])), where
+
+
+def _wrapper(recipe: Recipe, shape: Static, leading) -> cst.FunctionDef:
+    args = inferred_args(shape.params, shape.own) + [kwarg(n, cst.Name(n)) for n in shape.own]
+    call = cst.Module([]).code_for_node(cst.Call(cst.parse_expression(recipe.callee), args))
+    code = f"return {call}\n" if shape.returns_value else call_site_block(recipe, shape, call)
+    return shape.original.with_changes(
+        body=cst.IndentedBlock(body=list(cst.parse_module(code).body)), leading_lines=leading, decorators=[])
+
+
+def _as_replacement(original):
+    return [original] if isinstance(original, cst.BaseStatement) else original  # else a `Header`
+
+
+def _restore_call_sites(cls: cst.ClassDef, sites: list[Site], recipe: Recipe, shape: Static,
+                        originals: Optional[list], style: Style) -> cst.ClassDef:
+    """Call sites back to calling the method: their original text (`originals`), else `self.m(own=...)`."""
+    method = f"self.{recipe.method_name}"
+
+    def call_of(site: Site) -> cst.Call:
+        own = [a for a in site.call.args if a.keyword is not None and a.keyword.value in shape.own]
+        return new_call(site.call, method, own)
+
+    if not (recipe.record or shape.results):
+        if originals is None:
+            return rewrite_sites(cls, sites, call_of, style)
+        return rewrite_sites(cls, sites, lambda site: _as_replacement(originals[sites.index(site)]), style)
+    swaps = {}
+    for i, site in enumerate(sites):
+        line = site.statement
+        if originals is not None:
+            replacement = [originals[i]]
+        else:
+            call = call_of(site).with_changes(lpar=(), rpar=())  # black's, around the assignment's value
+            restored = cst.SimpleStatementLine(body=[cst.Expr(call)], leading_lines=line.leading_lines,
+                                               trailing_whitespace=line.trailing_whitespace)
+            replacement = [format_statement(restored, site.depth, style)]
+        if recipe.record is None:
+            swaps[id(line)] = replacement
+            continue
+        block = site.path[next(k for k, n in enumerate(site.path) if n is line) - 1]
+        body = list(block.body)
+        k = next(k for k, n in enumerate(body) if n is line)
+        body[k:k + (2 if k + 1 < len(body) and _is_record_if(body[k + 1], recipe.record.local) else 1)] = replacement
+        swaps[id(block)] = block.with_changes(body=body)
+    return apply_swaps(cls, sites, swaps)

@@ -1,0 +1,272 @@
+"""Step 1: turn the instance method into a keyword-only `@staticmethod`, in place.
+
+Its `self.` reads become keyword-only parameters (the recipe's, or inferred: `analysis.definite_assignment`), its
+own parameters stay (keyword-only, defaults and annotations kept), its writes to `self`
+become locals it returns. Every call site in the class passes the parameters and applies
+the results as the old body did (`self.y = self.m(...)`); a recipe's record is applied
+after them (`if resolved is not None: self._record(resolved)`). With `pass_self` the
+function takes the instance whole instead (`self` -> that name everywhere).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from codemods.extract_method.call_sites import (
+    Header,
+    Site,
+    find_sites,
+    header_of,
+    holders,
+    require_calls,
+    require_sites,
+    rewrite_sites,
+)
+from pysource.classes import class_info
+from codemods.syntax.nodes import (
+    LineMap,
+    carry_lost_comments,
+    class_members,
+    def_line,
+    dotted,
+    is_docstring,
+    plain_names,
+    stmt,
+    top_class,
+)
+from codemods.core.errors import Refusal
+from codemods.extract_method.analysis.definite_assignment import Analysis
+from codemods.core.formatting import Style, format_statement
+from codemods.syntax.fstring_debug import mentions_name, spell_out_debug_fields
+from codemods.extract_method.recipe import Recipe
+from codemods.extract_method.analysis.rewrites import Param, Rewrites
+from codemods.extract_method.signature import call_arguments, kwarg, own_params
+
+
+@dataclass
+class Static:
+    """What step 1 found, for the later steps of the same run."""
+
+    params: list[Param]  # inferred from `self` (or the recipe's reads)
+    own: list[str]  # names of the method's own parameters, after those in the signature
+    results: list[str]
+    attributes: dict[str, str]
+    record_style: Optional[str]
+    returns_value: bool
+    original: cst.FunctionDef  # the method as it was (the wrapper gets its signature)
+    # call sites as they were: the statement holding each (its header, in a compound statement's)
+    sites: list[cst.BaseStatement | Header] = field(default_factory=list)
+    members: Optional[dict] = None  # class members holding call sites (`call_sites.holders`)
+
+
+class _ApplyRewrites(cst.CSTTransformer):
+    """Swap the expressions and small statements chosen by the flow analysis."""
+
+    def __init__(self, rewrites: Rewrites):
+        self.rw = rewrites
+
+    def on_leave(self, original, updated):
+        if original in self.rw.exprs:
+            new = self.rw.exprs[original]
+            if isinstance(updated, cst.BaseExpression) and (updated.lpar or updated.rpar):
+                new = new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+            return new
+        if original in self.rw.stmts:
+            new = self.rw.stmts[original]
+            if isinstance(updated, cst.Assign) and isinstance(new, cst.Assign):
+                return updated.with_changes(targets=new.targets)
+            if isinstance(updated, cst.Expr):  # record call -> assignment of its argument
+                return new.with_changes(value=updated.value.args[0].value, semicolon=updated.semicolon)
+            return new
+        if isinstance(original, cst.SimpleStatementLine) and any(s in self.rw.stmts for s in original.body):
+            return carry_lost_comments(original, updated)  # e.g. from inside the record call's parentheses
+        return updated
+
+
+class _PassSelf(cst.CSTTransformer):
+    def __init__(self, name: str):
+        self.name = name
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value=self.name) if updated.value == "self" else updated
+
+
+def the_method(module: cst.Module, text: str, path: Path, recipe: Recipe):
+    """(class index, class, index in the class body, the method, its line), refusing what is no plain method."""
+    cls_index, cls = top_class(module, recipe.class_name, path)
+    members = class_members(cls, recipe.method_name)
+    name = recipe.qualified
+    if len(members) != 1:
+        raise Refusal(f"{name} is defined {len(members)} times in the class", path,
+                      def_line(text, recipe.class_name, recipe.method_name, 1))
+    index, func = members[0]
+    line = def_line(text, recipe.class_name, recipe.method_name)
+    if not isinstance(func, cst.FunctionDef):
+        raise Refusal(f"{name} is not a plain method definition", path, line)
+    if func.decorators:
+        raise Refusal(f"{name} has a decorator (@{cst.Module([]).code_for_node(func.decorators[0].decorator)})",
+                      path, line)
+    if func.asynchronous:
+        raise Refusal(f"{name} is async", path, line)
+    return cls_index, cls, index, func, line
+
+
+def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style, root: Path,
+                annotate: Optional[Callable[[list[Param]], None]] = None) -> tuple[cst.Module, Static]:
+    """`annotate`: annotates the inferred parameters it can (`annotations.Annotator`; None: none)."""
+    cls_index, cls, index, func, line = the_method(module, text, path, recipe)
+    func = spell_out_debug_fields(func, mentions_name("self"))
+    own = own_params(func, path, line, strict=not recipe.infer)
+    line_of = LineMap(func, line)
+    _refuse_mangled(func, path, line_of)
+    if recipe.pass_self:
+        rewrites = _pass_self(func, recipe, path, line_of)
+    elif recipe.infer:
+        info = class_info(text, recipe.class_name, root, recipe.source_module)
+        rewrites = Analysis(recipe, path, line_of, info).run(func.body)
+    else:
+        rewrites = recipe.analysis(func, module, text, cls, recipe, path, line_of)
+    new_names = {p.name for p in rewrites.params} | set(rewrites.results)
+    clash = plain_names(func.body) & new_names
+    if clash:
+        hint = "" if not recipe.infer else "; --rename ATTRIBUTE=NEW names a parameter otherwise"
+        raise Refusal(f"{recipe.qualified} already uses the name(s) {', '.join(sorted(clash))}{hint}", path, line)
+    if recipe.pass_self is None and clash_with_own(own, new_names):
+        raise Refusal(f"{recipe.qualified} has a parameter named like an inferred one "
+                      f"({', '.join(sorted(clash_with_own(own, new_names)))})", path, line)
+
+    if annotate is not None:
+        annotate(rewrites.params)
+    body = func.body.visit(_ApplyRewrites(rewrites)) if not recipe.pass_self else func.body.visit(
+        _PassSelf(recipe.pass_self))
+    stmts = list(body.body)
+    at = 1 if stmts and is_docstring(stmts[0]) else 0
+    if recipe.record:
+        rec = recipe.record
+        stmts.insert(at, stmt(f"{rec.local}: {rec.annotation} = None\n"))
+    if rewrites.results and rewrites.final is not None:
+        names = ", ".join(rewrites.results)
+        stmts.append(stmt(f"return {names}\n").with_changes(leading_lines=[cst.EmptyLine()]))
+    kwonly = [cst.Param(cst.Name(p.name), annotation=cst.Annotation(cst.parse_expression(p.annotation))
+                        if p.annotation else None) for p in rewrites.params]
+    kwonly += [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in own]
+    returns = _returns(func, recipe, rewrites)
+    new_func = func.with_changes(
+        decorators=[cst.Decorator(cst.Name("staticmethod"))],
+        params=cst.Parameters(star_arg=cst.ParamStar(), kwonly_params=kwonly),
+        returns=returns,
+        body=body.with_changes(body=stmts),
+    )
+    new_func = format_statement(new_func, 1, style)
+    members_body = list(cls.body.body)
+    members_body[index] = new_func
+    cls = cls.with_changes(body=cls.body.with_changes(body=members_body))
+    static = Static(rewrites.params, [p.name.value for p in own], rewrites.results, rewrites.attributes,
+                    rewrites.record_style, rewrites.returns_value, func)
+    cls = _rewrite_call_sites(cls, text, path, recipe, static, style)
+    return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:])), static
+
+
+def _returns(func: cst.FunctionDef, recipe: Recipe, rewrites: Rewrites) -> Optional[cst.Annotation]:
+    """The function's return annotation: the recipe's; none when it returns results (the method's
+    own would not describe them); the method's own; else `-> None` when it provably returns None
+    (no `return <value>`, no `yield`)."""
+    if recipe.return_annotation:
+        return cst.Annotation(cst.parse_expression(recipe.return_annotation))
+    if rewrites.results:
+        return None
+    if func.returns is not None or not recipe.infer or rewrites.returns_value or m.findall(
+            func.body, m.Yield()):
+        return func.returns
+    return cst.Annotation(cst.Name("None"))
+
+
+def clash_with_own(own: list[cst.Param], names: set[str]) -> set[str]:
+    return {p.name.value for p in own} & names
+
+
+def _pass_self(func: cst.FunctionDef, recipe: Recipe, path: Path, line_of) -> Rewrites:
+    """`--pass-self NAME`: no inferred parameter, `self` -> NAME everywhere; no results."""
+    for node in m.findall(func.body, m.Name("super")):
+        raise Refusal("super() needs the class: the function would have none", path, line_of(node))
+    out = Rewrites(params=[Param(recipe.pass_self, "self")])
+    out.returns_value = bool(m.findall(func.body, m.Return(value=m.DoesNotMatch(None))))
+    return out
+
+
+_MANGLED = re.compile(r"(?<![\w.])__\w*[^\W_]\w*?(?<!__)\b|\.__\w*[^\W_]\w*?(?<!__)\b")
+
+
+def _refuse_mangled(func: cst.FunctionDef, path: Path, line_of) -> None:
+    """`self.__x` / `__x` are renamed by the class (`_Class__x`): outside it they would mean another name."""
+    for node in m.findall(func.body, m.Name() | m.Attribute()):
+        name = node.value if isinstance(node, cst.Name) else node.attr.value
+        if name.startswith("__") and not name.endswith("__"):
+            raise Refusal(f"{dotted(node) or name} is a private name the class mangles: outside the class it would "
+                          f"mean another name", path, line_of(node))
+
+
+def result_targets(recipe: Recipe, static: Static) -> str:
+    """The assignment targets a call site writes the results to: `self.y`, `resolved, self.y`."""
+    targets = [static.attributes.get(r, r) for r in static.results]
+    if recipe.record:
+        targets[0] = recipe.record.local if static.record_style else "_"
+    return ", ".join(targets)
+
+
+def call_site_block(recipe: Recipe, static: Static, call: str) -> str:
+    """The statements applying `call`'s results as the old body did (and recording, for a recipe's record)."""
+    if not static.results:
+        return f"{call}\n"
+    code = f"{result_targets(recipe, static)} = {call}\n"
+    rec = recipe.record
+    if static.record_style == "method":
+        code += f"if {rec.local} is not None:\n    {rec.method}({rec.local})\n"
+    elif static.record_style == "attribute":
+        code += f"if {rec.local} is not None:\n    {rec.attribute} = {rec.local}\n"
+    return code
+
+
+def new_call(call: cst.Call, func: str, args: list[cst.Arg]) -> cst.Call:
+    """`func(args)`, keeping nothing of `call` but its parentheses around the whole expression."""
+    return cst.Call(func=cst.parse_expression(func), args=args, lpar=call.lpar, rpar=call.rpar)
+
+
+def inferred_args(params: list[Param], own: list[str]) -> list[cst.Arg]:
+    return [kwarg(p.name, cst.parse_expression(p.argument)) for p in params if p.name not in own]
+
+
+def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: Style) -> cst.ClassDef:
+    callee = f"self.{recipe.method_name}"
+    static.members = holders(text, recipe.class_name, recipe.method_name)
+    sites = find_sites(cls, recipe.method_name, text, static.members)
+    require_sites(sites, recipe, path, callee)
+    require_calls(sites, "self", path, recipe.qualified)
+    originals = static.original.params
+
+    def replace(site: Site):
+        args = call_arguments(site.call, originals, path, site.line) + inferred_args(static.params, static.own)
+        call = new_call(site.call, callee, args)
+        if not static.results and not recipe.record:
+            static.sites.append(site.statement if site.in_simple_statement else Header(header_of(site)))
+            return call
+        line = site.statement
+        if (not site.in_simple_statement or len(line.body) != 1 or not isinstance(line.body[0], cst.Expr)
+                or line.body[0].value is not site.call or (site.call.args and recipe.record)):
+            raise Refusal(f"the call {callee}() is not a bare statement of its own", path, site.line)
+        if recipe.record and site.holder is not None and recipe.record.local in plain_names(site.holder):
+            raise Refusal(f"{site.holder.name.value} already uses the name {recipe.record.local}", path, site.line)
+        static.sites.append(line)
+        code = call_site_block(recipe, static, cst.Module([]).code_for_node(call))
+        new = list(cst.parse_module(code).body)
+        new[0] = new[0].with_changes(leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
+        new[0] = carry_lost_comments(line, new[0])  # from inside `self.method(  # ...\n)`
+        return [format_statement(s, site.depth, style) for s in new]
+
+    return rewrite_sites(cls, sites, replace, style)

@@ -1,0 +1,228 @@
+"""Step 2: cut the static method and its module globals out into the target module.
+
+The target gets exactly the imports and globals the moved code needs (found by scope
+analysis on the moved code alone): a new module is written whole, an existing one gets the
+function appended and only what it lacks (`target_module.merge_into`). The method is cut out
+of the class entirely (as upstream's step 2 does), and every call site step 1 wrote calls the
+module function directly (`self.y = module.f(...)`). The source module imports the target
+module (`from package import module`), never the function, so the tree keeps working between
+steps. `move_function` returns the method's index in the class body: a run that goes on to
+step 3 puts the wrapper back exactly there (see `leave_wrapper`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Optional
+
+import libcst as cst
+
+from codemods.extract_method.call_sites import find_sites, holders, require_calls, require_sites, rewrite_sites
+from codemods.syntax.nodes import binding_line, class_members, def_line, parse, plain_names, top_class
+from codemods.core.errors import Refusal
+from codemods.core.formatting import Style, format_module
+from codemods.extract_method.analysis.annotations import annotation_only, is_lazy
+from codemods.extract_method.analysis.travelling_code import Annotations, travelling_code
+from codemods.syntax.import_placement import add_import, from_import
+from codemods.syntax.import_statements import absolute_module, bound_name, index_bindings, module_name
+from codemods.extract_method.recipe import Recipe
+from codemods.extract_method.steps.target_module import merge_into
+from codemods.syntax.type_checking import add_type_checking_imports
+
+Hole = tuple[int, list[cst.EmptyLine]]
+FUTURE = cst.parse_statement("from __future__ import annotations\n")
+
+
+def _comments_only(lines) -> list[cst.EmptyLine]:
+    return [ln for ln in lines if ln.comment is not None]
+
+
+def _blank(n: int) -> list[cst.EmptyLine]:
+    return [cst.EmptyLine() for _ in range(n)]
+
+
+def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style,
+                  target: Path, target_text: Optional[str], members: Optional[dict] = None,
+                  on_disk: Optional[str] = None) -> tuple[cst.Module, str, Hole]:
+    """(new source module, target module text, (index the method had in the class body, its
+    blank leading lines)): where a run that goes on to step 3 puts the wrapper. `on_disk`: the
+    source module as the user's file holds it (refusals point at its lines; its module globals
+    are those of `text`, which step 1 changed inside the class only)."""
+    on_disk = on_disk or text
+    cls_index, cls = top_class(module, recipe.class_name, path)
+    line = def_line(text, recipe.class_name, recipe.method_name)
+    (index, func), = class_members(cls, recipe.method_name)
+    bindings = index_bindings(module)
+    alias = recipe.target_alias
+    package = recipe.source_module.rpartition(".")[0]
+    imported = imports_target(module, bindings, recipe, package)
+    if alias in bindings and not imported:
+        raise Refusal(f"the module already binds {alias!r}; the module import would clash", path,
+                      binding_line(text, alias) or line)
+    if class_members(cls, alias):
+        raise Refusal(f"{recipe.class_name} already binds {alias!r}; the module import would clash", path,
+                      def_line(text, recipe.class_name, alias) or line)
+
+    moved_idx: list[int] = []
+    for name in recipe.moved_globals:
+        found = bindings.get(name, [])
+        if not found:  # older releases have no such global (0.5.7-0.5.8.post1: no table)
+            continue
+        if len(found) != 1 or found[0].kind != "assign":
+            raise Refusal(f"{name} is not bound exactly once by a plain module-level assignment", path,
+                          binding_line(text, name, 1) or binding_line(text, name) or line)
+        moved_idx.append(found[0].index)
+    moved_globals = [module.body[i] for i in moved_idx]
+    function = func.with_changes(name=cst.Name(recipe.function), decorators=[],
+                                 leading_lines=[*_blank(2), *_comments_only(func.leading_lines)])
+
+    own_globals: set[str] = set()  # names the function now finds in its own module
+    if target_text is not None:
+        function, own_globals = _without_target_imports(function, recipe, package,
+                                                        set(index_bindings(parse(target, target_text))))
+
+    def use_line(name: str) -> int:
+        return _use_line(on_disk, name, def_line(on_disk, recipe.class_name, recipe.method_name))
+
+    target_module = parse(target, target_text) if target_text is not None else None
+    lazy = is_lazy(target_module) if target_module is not None else recipe.future_annotations
+    annotations = Annotations(frozenset(annotation_only([function])), lazy, recipe.source_module,
+                              recipe.source_module.split(".")[0])
+    imports, globals_, type_imports = travelling_code(module, on_disk, [*moved_globals, function], package, path,
+                                                      set(recipe.moved_globals) | own_globals, use_line, annotations)
+    if target_text is None:
+        head = cst.Module(body=[*([FUTURE] if lazy else []), *imports])
+        head = add_type_checking_imports(head, type_imports, style, recipe.target_package)
+        body = list(head.body)
+        for g in globals_:
+            body.append(g.with_changes(leading_lines=_blank(1)))
+        for g in moved_globals:
+            body.append(g.with_changes(leading_lines=[*_blank(1), *_comments_only(g.leading_lines)]))
+        body.append(function)
+        target_code = format_module(cst.Module(body=body).code, style)
+    else:
+        target_code = merge_into(target_text, target, recipe.target_module, recipe.target_package, imports, type_imports, globals_,
+                                 moved_globals, function, style, lambda name: f"{path}:{binding_line(on_disk, name) or use_line(name)}"
+                                 if name != recipe.function else f"{path}:{use_line(recipe.method_name)}")
+
+    # The source module: drop the moved globals and the method, call the module function at
+    # the call sites, import the target module.
+    new_body = [s for i, s in enumerate(module.body) if i not in moved_idx]
+    cls_members = list(cls.body.body)
+    hole = (index, [ln for ln in func.leading_lines if ln.comment is None])
+    del cls_members[index]
+    new_cls = cls.with_changes(body=cls.body.with_changes(body=cls_members))
+    new_cls = retarget_call_sites(new_cls, text, path, recipe, style, members)
+    new_body[new_body.index(cls)] = new_cls
+    new_module = module.with_changes(body=new_body)
+    if not imported:
+        new_module = add_import(new_module, from_import(recipe.target_package, [alias]), style, package)
+
+    moved_text = "".join(cst.Module(body=[s]).code for s in [*moved_globals, func])
+    for name in recipe.moved_globals:
+        pat = re.compile(rf"\b{re.escape(name)}\b")
+        if len(pat.findall(text)) > len(pat.findall(moved_text)):
+            # the source module still uses a moved global: import it from its new home
+            new_module = add_import(new_module, from_import(recipe.target_module, [name]), style, package)
+    return new_module, target_code, hole
+
+
+def imports_target(module: cst.Module, bindings: dict, recipe: Recipe, package: str) -> bool:
+    """Whether the source module already binds the target module's name to it (`from pkg import mod`)."""
+    for b in bindings.get(recipe.target_alias, []):
+        if b.kind != "import" or b.alias is None:
+            return False
+        small = module.body[b.index].body[0]
+        if not (isinstance(small, cst.ImportFrom) and absolute_module(small, package) == recipe.target_package
+                and bound_name(b.alias, True) == recipe.target_alias and b.alias.asname is None):
+            return False
+    return bool(bindings.get(recipe.target_alias))
+
+
+def retarget_call_sites(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe, style: Style,
+                        members: Optional[dict]) -> cst.ClassDef:
+    """`... = self.method(...)` (step 1's call sites) -> `... = module.function(...)`."""
+    callee = f"self.{recipe.method_name}"
+    sites = find_sites(cls, recipe.method_name, text, holders(text, recipe.class_name, recipe.method_name)
+                       if members is None else members)
+    require_sites(sites, recipe, path, callee)
+    require_calls(sites, "self", path, recipe.qualified)
+    alias = recipe.target_alias
+    for site in sites:
+        line = site.statement
+        if recipe.record and not (site.in_simple_statement and len(line.body) == 1
+                                  and isinstance(line.body[0], cst.Assign) and line.body[0].value is site.call):
+            raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 1 writes", path, site.line)
+        if site.holder is not None and alias in plain_names(site.holder):
+            raise Refusal(f"{site.holder.name.value} already uses the name {alias!r}, which would hide the module "
+                          f"{recipe.target_module} at the call site", path, site.line)
+    to = cst.parse_expression(recipe.callee)
+    return rewrite_sites(cls, sites, lambda site: site.call.with_changes(func=to), style)
+
+
+class _DropTargetImports(cst.CSTTransformer):
+    """Inside the moved function: `from <target> import X` (X bound there at top level, and
+    nowhere else in the function) goes, since X is now the function's own module global."""
+
+    def __init__(self, recipe: Recipe, package: str, droppable: set[str]):
+        self.recipe, self.package, self.droppable = recipe, package, droppable
+        self.dropped: set[str] = set()
+
+    def leave_IndentedBlock(self, original, updated):
+        body, carry = [], None
+        for s in updated.body:
+            if carry is not None:  # the next statement takes the dropped import's place (its blank lines)
+                s = s.with_changes(leading_lines=[*carry, *(ln for ln in s.leading_lines if ln.comment)])
+                carry = None
+            new = self._without(s)
+            if new is None:
+                carry = list(s.leading_lines)
+                continue
+            body.append(new)
+        return updated.with_changes(body=body) if len(body) != len(updated.body) or carry else updated
+
+    def _without(self, s: cst.BaseStatement) -> Optional[cst.BaseStatement]:
+        if not isinstance(s, cst.SimpleStatementLine) or len(s.body) != 1 or not isinstance(s.body[0], cst.ImportFrom) \
+                or isinstance(s.body[0].names, cst.ImportStar) \
+                or absolute_module(s.body[0], self.package) != self.recipe.target_module:
+            return s
+        small = s.body[0]
+        keep = [a for a in small.names if a.asname is not None or module_name(a.name) not in self.droppable]
+        self.dropped |= {module_name(a.name) for a in small.names if a not in keep}
+        if not keep:
+            return None
+        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return s.with_changes(body=[small.with_changes(names=keep)]) if len(keep) != len(small.names) else s
+
+
+def _without_target_imports(function: cst.FunctionDef, recipe: Recipe, package: str, target_names: set[str]
+                            ) -> tuple[cst.FunctionDef, set[str]]:
+    tree = ast.parse(cst.Module(body=[function.with_changes(leading_lines=())]).code)
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree.body[0]):
+        names = []
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names = [node.id]
+        elif isinstance(node, ast.alias):
+            names = [node.asname or node.name.split(".")[0]]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not tree.body[0]:
+            names = [node.name]
+        for n in names:
+            bound[n] = bound.get(n, 0) + 1
+    droppable = {n for n, count in bound.items() if count == 1 and n in target_names}
+    if not droppable:
+        return function, set()
+    dropper = _DropTargetImports(recipe, package, droppable)
+    return function.visit(dropper), dropper.dropped
+
+
+def _use_line(text: str, name: str, def_at: Optional[int]) -> int:
+    """The line where the moved method first spells `name` (else the first line that does)."""
+    pat = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+    start = sum(len(ln) for ln in text.splitlines(True)[:(def_at or 1) - 1])
+    hit = pat.search(text, start) or pat.search(text)
+    return text.count("\n", 0, hit.start()) + 1 if hit else (def_at or 1)

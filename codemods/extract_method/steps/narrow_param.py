@@ -1,0 +1,207 @@
+"""Step 4: replace a parameter read only as `param.attribute` by a parameter of its own.
+
+In the moved function `param: X` becomes `new_param: annotation` and every
+`param.attribute` becomes `new_param` (several narrows of one parameter give several new
+parameters, in place of the old one); the wrapper passes `arg.attribute` for `param=arg`.
+Only the function is formatted again. An import step 2 added only for `X` then goes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods.syntax.nodes import LineMap, class_members, def_line, dotted, plain_names, top_class
+from codemods.core.errors import Refusal
+from codemods.core.formatting import Style, format_statement
+from codemods.extract_method.analysis.travelling_code import free_names
+from codemods.syntax.fstring_debug import mentions_name, spell_out_debug_fields
+from codemods.extract_method.recipe import Narrow, Recipe
+from codemods.extract_method.signature import kwarg
+from codemods.extract_method.steps.tidy import uses
+from codemods.syntax.type_checking import drop_imports
+
+
+class _NarrowReads(cst.CSTTransformer):
+    """`param.attribute` -> `new`; every other node is traversed normally, so a read nested in a
+    longer chain (`param.attribute.startswith(...)`, `f(param.attribute).x`) is replaced too."""
+
+    def __init__(self, narrows: list[Narrow]):
+        self.new = {(n.param, n.attribute): n.new_param for n in narrows}
+
+    def leave_Attribute(self, original, updated):
+        if isinstance(updated.value, cst.Name):
+            new = self.new.get((updated.value.value, updated.attr.value))
+            if new is not None:
+                return cst.Name(new, lpar=updated.lpar, rpar=updated.rpar)
+        return updated
+
+
+class _Uses(cst.CSTVisitor):
+    """Where `param` still stands as a name (not an attribute's or a keyword's name), and where
+    `param.attribute` is written: each one a use the narrowing cannot carry."""
+
+    def __init__(self, param: str, attributes: set[str], line):
+        self.param, self.attributes, self.line = param, attributes, line
+        self.found: list[tuple[int, str]] = []
+        self._skip: set[int] = set()
+        shown = " or ".join(f"{param}.{a}" for a in sorted(attributes))
+        self.other = f"{param} used other than by reading {shown}"
+
+    def _narrowed(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Attribute) and m.matches(node.value, m.Name(self.param)) \
+            and node.attr.value in self.attributes
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip.add(id(node.attr))
+        if self._narrowed(node):
+            self._skip.add(id(node.value))  # the read the narrowing replaces
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.param and id(node) not in self._skip:
+            self.found.append((self.line(node), self.other))
+
+    def _targets(self, targets) -> None:
+        for t in targets:
+            for a in m.findall(t, m.Attribute()):
+                if self._narrowed(a):
+                    self.found.append((self.line(a), f"write to {dotted(a)}"))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._targets([t.target for t in node.targets])
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets([node.target])
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets([node.target])
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._targets([node.target])
+
+
+def expand_narrows(code: str, recipe: Recipe) -> tuple[Narrow, ...]:
+    """The recipe's narrows, a `PARAM` alone (empty attribute) standing for each `PARAM.ATTR` the
+    function reads (in order of first read), named `PARAM_ATTR`."""
+    out: list[Narrow] = []
+    for n in recipe.narrows:
+        if n.attribute:
+            out.append(n)
+            continue
+        funcs = [s for s in cst.parse_module(code).body if isinstance(s, cst.FunctionDef)
+                 and s.name.value == recipe.function]
+        reads = [a.attr.value for f in funcs for a in m.findall(f.body, m.Attribute(value=m.Name(n.param)))]
+        out += [Narrow(n.param, a, f"{n.param}_{a}") for a in dict.fromkeys(reads)]
+    return tuple(out)
+
+
+def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
+    """The target module's new text, with the function's narrowed parameters."""
+    name = recipe.function
+    module = cst.parse_module(code)
+    defs = [(i, s) for i, s in enumerate(module.body) if isinstance(s, cst.FunctionDef) and s.name.value == name]
+    if len(defs) != 1:
+        at = _position(module, defs[1][1].name) if defs else _text_line(code, f"def {name}(")
+        raise Refusal(f"{name} is not defined exactly once at module level", path, at)
+    index, func = defs[0]
+    line = LineMap(func, _text_line(code, f"def {name}("))
+    params = list(func.params.kwonly_params)
+    by_param: dict[str, list[Narrow]] = {}
+    for n in recipe.narrows:
+        by_param.setdefault(n.param, []).append(n)
+    for param, narrows in by_param.items():
+        pos = [i for i, p in enumerate(params) if p.name.value == param]
+        if len(pos) != 1:
+            raise Refusal(f"{name} has no keyword-only parameter {param}", path, line(func.name))
+        uses = _Uses(param, {n.attribute for n in narrows}, line)
+        func.body.visit(uses)
+        if uses.found:
+            at, why = min(uses.found)
+            raise Refusal(f"{name}: {why}", path, at)
+        for n in narrows:
+            clash = m.findall(func, m.Name(n.new_param))
+            if clash:
+                raise Refusal(f"{name} already uses the name {n.new_param}", path, line(clash[0]))
+        params[pos[0]:pos[0] + 1] = [
+            params[pos[0]].with_changes(name=cst.Name(n.new_param), default=None, equal=cst.MaybeSentinel.DEFAULT,
+                                        annotation=cst.Annotation(cst.parse_expression(n.annotation))
+                                        if n.annotation else None) for n in narrows]
+    narrowed = [mentions_name(param) for param in by_param]
+    body = spell_out_debug_fields(func.body, lambda e: any(check(e) for check in narrowed))
+    body = body.visit(_NarrowReads(list(recipe.narrows)))
+    left = set(by_param) & plain_names(body)
+    if left:  # never leave a read of a parameter that no longer exists
+        raise Refusal(f"{name} uses {', '.join(sorted(left))} other than by reading the narrowed attributes",
+                      path, line(func.name))
+    func = func.with_changes(params=func.params.with_changes(kwonly_params=params), body=body)
+    func = format_statement(func, 0, style)
+    return module.with_changes(body=(*module.body[:index], func, *module.body[index + 1:])).code
+
+
+def drop_unused_imports(before: str, after: str, function: str, style: Style,
+                        keep: Callable[[set[str]], set[str]] = lambda names: set()) -> str:
+    """`after` (the target once narrowed) without the imports of names that only the function's
+    narrowed-away parameters used (their annotations) and that nothing else in it uses; `keep`:
+    those of some names that other files read through the target (they stay)."""
+    old, new = cst.parse_module(before), cst.parse_module(after)
+    gone = free_names(_functions(old, function)) - free_names(_functions(new, function))
+    unused = {n for n in gone if not uses(after)[n]}
+    unused -= keep(unused) if unused else set()
+    return drop_imports(new, unused, style).code if unused else after
+
+
+def _functions(module: cst.Module, name: str) -> list[cst.FunctionDef]:
+    return [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
+
+
+def _position(module: cst.Module, node: cst.CSTNode) -> int:
+    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)[node].start.line
+
+
+def _text_line(text: str, needle: str) -> int:
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style) -> cst.Module:
+    """The wrapper passes `new_param=arg.attribute` where it passed `param=arg`."""
+    cls_index, cls = top_class(module, recipe.class_name, path)
+    (index, wrapper), = class_members(cls, recipe.method_name)
+    callee = recipe.callee
+    at = def_line(text, recipe.class_name, recipe.method_name)
+    line_of = LineMap(wrapper, at)
+    calls = [c for c in m.findall(wrapper, m.Call()) if dotted(c.func) == callee]
+    if len(calls) != 1:
+        raise Refusal(f"the wrapper {recipe.method_name} calls {callee} {len(calls)} times, not once", path,
+                      line_of(calls[1]) if calls else at)
+    call = calls[0]
+    args = list(call.args)
+    for param in dict.fromkeys(n.param for n in recipe.narrows):
+        found = [a for a in args if a.keyword is not None and a.keyword.value == param]
+        if len(found) != 1:
+            raise Refusal(f"the wrapper does not pass {param}= to {callee} exactly once", path, line_of(call))
+        arg = found[0]
+        i = args.index(arg)
+        new = [cst.Attribute(value=arg.value, attr=cst.Name(n.attribute)) for n in recipe.narrows if n.param == param]
+        names = [n.new_param for n in recipe.narrows if n.param == param]
+        args[i:i + 1] = [arg.with_changes(keyword=cst.Name(names[0]), value=new[0]),
+                         *(kwarg(name, value) for name, value in zip(names[1:], new[1:]))]
+    new_call = call.with_changes(args=args)
+
+    class _Swap(cst.CSTTransformer):
+        def leave_Call(self, original, updated):
+            return new_call if original is call else updated
+
+    wrapper = format_statement(wrapper.visit(_Swap()), 1, style)
+    members = list(cls.body.body)
+    members[index] = wrapper
+    cls = cls.with_changes(body=cls.body.with_changes(body=members))
+    return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:]))

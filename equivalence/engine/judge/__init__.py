@@ -1,0 +1,2 @@
+"""Judge a pair: compare observations (equal, classified, divergent) and check the moved code against
+the old body statically."""

@@ -1,0 +1,114 @@
+"""Compare two observations of one configuration: equal, a classified consequence of the
+extraction, or a divergence.
+
+Two consequences of an extraction are classified, never hidden (load.Caller says, from the
+caller's code, which effects and reads they concern):
+- "deferred-writes": the function returns its results and the caller applies them (writes to
+  the instance, calls like `self._record(...)`). The after trace must equal the before trace
+  with those effects moved after everything else, in the same relative order (repeated writes
+  of one attribute collapse to one write of the last value, at the first write's place), and
+  dropped when the function raises.
+- "eager-read": the caller's arguments read (or call) `self.` chains up front that the old
+  body read on some paths only: the calls the arguments make are set aside before comparing,
+  and with an attribute the configuration made absent, the after version fails with that
+  AttributeError before any other effect.
+Everything else is a divergence, named by what differs first.
+"""
+
+from __future__ import annotations
+
+from equivalence.engine.load.version import Caller
+from equivalence.engine.run.observe import Observation
+from equivalence.engine.world.world import ABSENT
+
+EQUAL = "equal"
+DEFERRED = "deferred-writes"
+EAGER = "eager-read"
+NOT_MODELLED = "input-not-modelled"
+INTENDED = "intended-difference"  # a fix's delta on the findings it names (a preset's intended.py)
+CLASSIFIED = {DEFERRED, EAGER, INTENDED}
+
+
+def is_divergence(kind: str) -> bool:
+    """A difference the extraction does not explain (an input not modelled is no verdict either way)."""
+    return kind not in CLASSIFIED and kind not in (EQUAL, NOT_MODELLED)
+
+
+def _applied(event, applied: set) -> bool:
+    return event[:2] in applied
+
+
+def _collapse(events: list) -> list:
+    """One write per attribute, with its last value, where it was first written; calls all stay."""
+    last = {e[1]: e for e in events if e[0] == "set"}
+    out, seen = [], set()
+    for e in events:
+        if e[0] != "set":
+            out.append(e)
+        elif e[1] not in seen:
+            seen.add(e[1])
+            out.append(last[e[1]])
+    return out
+
+
+def deferred_trace(events: tuple, exception, applied: set) -> tuple:
+    """What a trace becomes when the effects in `applied` are returned and applied by the caller."""
+    kept = [e for e in events if not _applied(e, applied)]
+    if exception is not None:
+        return tuple(kept)
+    return tuple(kept + _collapse([e for e in events if _applied(e, applied)]))
+
+
+def _without_calls(events: tuple, calls: set[str]) -> tuple:
+    return tuple(e for e in events if not (e[0] == "call" and e[1] in calls))
+
+
+def _state_without(state: tuple, applied: set) -> tuple:
+    attrs = {target.removeprefix("self.") for kind, target in applied if kind == "set"}
+    return tuple((k, v) for k, v in state if k not in attrs)
+
+
+def classify(before: Observation, after: Observation, caller: Caller, read: dict) -> str:
+    """`read`: the keys the after run read, with the option each took (absent ones matter)."""
+    if before.not_modelled or after.not_modelled:
+        return NOT_MODELLED
+    if before == after:
+        return EQUAL
+    b_events = _without_calls(before.events, caller.eager_calls)
+    a_events = _without_calls(after.events, caller.eager_calls)
+    eager_calls = (b_events, a_events) != (before.events, after.events)
+    same_end = before.exception == after.exception and before.returned == after.returned
+    if same_end and a_events == b_events and before.state == after.state and eager_calls:
+        return EAGER
+    if same_end and a_events == deferred_trace(b_events, before.exception, caller.applied):
+        if before.exception is None and before.state == after.state:
+            return DEFERRED
+        if before.exception is not None and \
+                _state_without(before.state, caller.applied) == _state_without(after.state, caller.applied):
+            return DEFERRED
+    if _eager_absent(after, a_events, caller, read):
+        return EAGER
+    return kind_of_difference(before, after)
+
+
+def _eager_absent(after: Observation, a_events: tuple, caller: Caller, read: dict) -> bool:
+    if after.exception is None or after.exception[0] != "AttributeError" or a_events:
+        return False
+    name = after.exception[2]
+    return any(read.get(key) == ABSENT and key.rpartition(".")[2] == name for key in caller.eager)
+
+
+def kind_of_difference(before: Observation, after: Observation) -> str:
+    if before.exception != after.exception:
+        if before.exception is None or after.exception is None or before.exception[0] != after.exception[0]:
+            return "different-outcome"
+        return "different-exception-message"
+    if before.returned != after.returned:
+        return "different-return"
+    for kind, label in (("set", "different-writes"), ("call", "different-calls"), ("log", "different-logs")):
+        mine = lambda o: [e for e in o.events if e[0] == kind]  # noqa: E731
+        if mine(before) != mine(after):
+            return label
+    if before.events != after.events:
+        return "different-effect-order"
+    return "different-state"

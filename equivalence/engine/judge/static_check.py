@@ -1,0 +1,367 @@
+"""The moved code checked statically: the AFTER version's logic against the BEFORE version's,
+statement by statement, modulo the substitution map, and the module globals it reads value for
+value.
+
+Both versions are put in the old method's terms (`substitution.logic_of`): an extracted
+function's parameters become what its call passes, its returned locals what the caller assigns
+them to. The two bodies are then aligned block by block on their normalised statements
+(`ast.dump` without positions; docstrings included) and every residual difference is listed:
+
+- "added" / "removed" / "changed": a statement only one side has, or that differs;
+- "mapping-mismatch": it differs only where the map put an expression in (a wrapper passing
+  `tp_rank=self.tp_size` where the old body read `self.tp_rank`);
+- "applied-by-caller": the function keeps a result in a local the caller applies itself
+  (`resolved = X` where the old body did `self._record(X)`, and the caller does
+  `if resolved is not None: self._record(resolved)`); verified when the caller's statement,
+  with the local replaced by X, is exactly the old statement;
+- "import": a function-level import that changed; "default": a parameter default that changed.
+
+A function-level import the old body needed only to reach what is now the function's own module
+global (`from TARGET import f` in the method, `def f` in TARGET) is no difference: the global is
+compared with it as the same object (`constants.py`). Docstrings are compared as Python shows
+them (`inspect.cleandoc`: a method's docstring moved to module level keeps its text).
+
+Residuals are for the reviewer, not failures by themselves; a changed module global is a
+divergence (`constants.py`).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+
+from pysource.modules import import_bindings, source_segment
+from pysource.names import child_blocks
+from equivalence.engine.judge.constants import ConstantCheck, compare_constants
+from pysource.extraction import Extraction, locate
+from equivalence.engine.judge.substitution import Logic, MapEntry, StaticCheckError, caller_note, logic_of, own_parameters
+
+__all__ = ["check_trees", "static_check", "StaticReport", "Residual", "StaticCheckError", "to_markdown"]
+
+
+@dataclass
+class Residual:
+    kind: str
+    before_line: int | None
+    after_line: int | None
+    before: str  # the statement's source in BEFORE ("" if added)
+    after: str  # its source in AFTER ("" if removed)
+    after_mapped: str = ""  # the AFTER statement in the old method's terms
+    note: str = ""
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "before_line": self.before_line, "after_line": self.after_line,
+                "before": self.before, "after": self.after, "after_mapped": self.after_mapped, "note": self.note}
+
+
+@dataclass
+class StaticReport:
+    before: str  # where the BEFORE logic is (file:line name)
+    after: str
+    map: list[MapEntry]
+    residuals: list[Residual]
+    constants: list[ConstantCheck]
+    dropped_return: str = ""  # the final `return` of the returned locals, part of the map
+
+    @property
+    def divergent(self) -> bool:
+        return any(not c.equal for c in self.constants)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "StaticReport":
+        """The report back from `to_json` (reports are rendered from their JSON)."""
+        return cls(data["before"], data["after"], [MapEntry(**e) for e in data["map"]],
+                   [Residual(**r) for r in data["residuals"]], [ConstantCheck(**c) for c in data["constants"]],
+                   data["dropped_return"])
+
+    def to_json(self) -> dict:
+        return {"before": self.before, "after": self.after, "map": [e.to_json() for e in self.map],
+                "dropped_return": self.dropped_return,
+                "residuals": [r.to_json() for r in self.residuals],
+                "constants": [c.to_json() for c in self.constants], "divergent": self.divergent}
+
+
+def check_trees(before_root: Path, after_root: Path, source_rel: str, class_name: str, method_name: str,
+                function_name: str | None = None, *, before_overrides: dict[str, str] | None = None,
+                after_overrides: dict[str, str] | None = None) -> StaticReport:
+    """`static_check` of two trees (each folder holds the top-level package); LocateError or
+    StaticCheckError, naming file and line, when a version does not hold the shape."""
+    before = locate(before_root, source_rel, class_name, method_name, function_name, before_overrides)
+    after = locate(after_root, source_rel, class_name, method_name, function_name, after_overrides)
+    return static_check(before, after)
+
+
+def static_check(before: Extraction, after: Extraction) -> StaticReport:
+    own = own_parameters(before) | own_parameters(after)
+    old, new = logic_of(before, own), logic_of(after, own)
+    old_imports, new_imports = _local_imports(old), _local_imports(new)
+    constants = compare_constants(before.tree, old.rel, after.tree, new.rel, new.global_reads, old_imports,
+                                  new_imports)
+    same = {c.name for c in constants if c.equal}
+    absorbed = {id(stmt) for name, stmt in old_imports.items() if name not in new_imports
+                and all(b.name in same for b in import_bindings(stmt, old.rel))}
+    old.body = _without(old.body, absorbed)
+    for logic in (old, new):
+        _clean_docstring(logic.body)
+    aligner = _Aligner(old, new)
+    aligner.blocks(old.body, new.body)
+    residuals = aligner.residuals + _default_changes(old, new)
+    residuals.sort(key=lambda r: (r.before_line or 0, r.after_line or 0))
+    for entry in new.entries:
+        entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
+    return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _local_imports(logic: Logic) -> dict[str, ast.stmt]:
+    """name -> the function-level import that binds it in the logic's body."""
+    return {b.name: stmt for stmt in ast.walk(ast.Module(logic.body, [])) if isinstance(stmt, (ast.Import, ast.ImportFrom))
+            for b in import_bindings(stmt, logic.rel)}
+
+
+def _without(body: list[ast.stmt], dropped: set[int]) -> list[ast.stmt]:
+    """`body` without the statements `dropped` (by id), in every block."""
+    out = [stmt for stmt in body if id(stmt) not in dropped]
+    for stmt in out:
+        for name in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, name, None), list):
+                setattr(stmt, name, _without(getattr(stmt, name), dropped))
+        for handler in getattr(stmt, "handlers", []):
+            handler.body = _without(handler.body, dropped)
+    return out
+
+
+def _clean_docstring(body: list[ast.stmt]) -> None:
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        first.value.value = inspect.cleandoc(first.value.value)
+
+
+def _dump(stmt: ast.AST) -> str:
+    return ast.dump(stmt)
+
+
+def _header(stmt: ast.stmt) -> ast.stmt:
+    """The statement with its blocks emptied (an `if` without its body and else)."""
+    shallow = copy.copy(stmt)
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if isinstance(getattr(stmt, name, None), list):
+            setattr(shallow, name, [])
+    return shallow
+
+
+class _Aligner:
+    """Aligns two blocks of normalised statements and records what differs."""
+
+    def __init__(self, old: Logic, new: Logic):
+        self.old, self.new = old, new
+        self.residuals: list[Residual] = []
+        self.mismatched: dict[str, set[str]] = {}
+
+    def blocks(self, before: list[ast.stmt], after: list[ast.stmt]) -> None:
+        matcher = difflib.SequenceMatcher(None, [_dump(s) for s in before], [_dump(s) for s in after], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                self._pair_up(before[i1:i2], after[j1:j2])
+
+    def _pair_up(self, before: list[ast.stmt], after: list[ast.stmt]) -> None:
+        """Statements of one kind are paired in order, and so are two simple statements of different
+        kinds (`self._record(X)` against `resolved = X`); the rest are removed or added."""
+        kinds = difflib.SequenceMatcher(None, [type(s).__name__ for s in before], [type(s).__name__ for s in after],
+                                        autojunk=False)
+        for tag, i1, i2, j1, j2 in kinds.get_opcodes():
+            pairs = list(zip(before[i1:i2], after[j1:j2]))
+            if tag == "replace":
+                pairs = pairs[:next((k for k, (b, a) in enumerate(pairs) if child_blocks(b) or child_blocks(a)),
+                                    len(pairs))]
+            for b, a in pairs:
+                self._changed(b, a)
+            for b in before[i1 + len(pairs):i2]:
+                self._add("removed", b, None)
+            for a in after[j1 + len(pairs):j2]:
+                self._add("added", None, a)
+
+    def _changed(self, b: ast.stmt, a: ast.stmt) -> None:
+        if isinstance(b, ast.If) and isinstance(a, ast.If):
+            self._branches(b, a)
+            return
+        b_blocks, a_blocks = child_blocks(b), child_blocks(a)
+        if not (b_blocks or a_blocks):
+            self._add(self._kind(b, a), b, a)
+            return
+        if _dump(_header(b)) != _dump(_header(a)) or len(b_blocks) != len(a_blocks):
+            self._add(self._kind(_header(b), _header(a)), b, a, header=True)
+        for b_block, a_block in zip(b_blocks, a_blocks):
+            self.blocks(b_block, a_block)
+        for extra in a_blocks[len(b_blocks):]:
+            self.blocks([], extra)
+        for extra in b_blocks[len(a_blocks):]:
+            self.blocks(extra, [])
+
+    def _branches(self, b: ast.If, a: ast.If) -> None:
+        """An if/elif chain is a sequence of branches: aligned on their tests, so that an `elif`
+        added in the middle is one added branch, not a shift of all those after it."""
+        (b_ifs, b_else), (a_ifs, a_else) = _chain(b), _chain(a)
+        tests = difflib.SequenceMatcher(None, [_dump(x.test) for x in b_ifs], [_dump(x.test) for x in a_ifs],
+                                        autojunk=False)
+        for tag, i1, i2, j1, j2 in tests.get_opcodes():
+            pairs = list(zip(b_ifs[i1:i2], a_ifs[j1:j2]))
+            for x, y in pairs:
+                if _dump(x.test) != _dump(y.test):
+                    self._add(self._kind(x.test, y.test), x, y, header=True)
+                self.blocks(x.body, y.body)
+            for x in b_ifs[i1 + len(pairs):i2]:
+                self._add("removed", _branch(x), None)
+            for y in a_ifs[j1 + len(pairs):j2]:
+                self._add("added", None, _branch(y))
+        self.blocks(b_else, a_else)
+
+    def _kind(self, b: ast.AST, a: ast.AST) -> str:
+        if isinstance(b, (ast.Import, ast.ImportFrom)) or isinstance(a, (ast.Import, ast.ImportFrom)):
+            return "import"
+        if self._applied_by_caller(b, a):
+            return "applied-by-caller"
+        points = []
+        _differences(b, a, self.new, None, points)
+        if points and all(name is not None for _, name in points):
+            for before_expr, name in points:
+                shown = ast.unparse(before_expr) if isinstance(before_expr, ast.AST) else repr(before_expr)
+                self.mismatched.setdefault(name, set()).add(shown)
+            return "mapping-mismatch"
+        return "changed"
+
+    def _applied_by_caller(self, b: ast.AST | None, a: ast.AST) -> bool:
+        """`a` keeps a result in a local the caller applies; with `b` given, the caller's statement
+        on that local, with the value substituted, is exactly `b`; without, `a` sets it to None."""
+        target = a.targets[0] if isinstance(a, ast.Assign) and len(a.targets) == 1 else getattr(a, "target", None)
+        if not isinstance(target, ast.Name) or target.id not in self.new.caller_locals:
+            return False
+        if b is None:
+            return isinstance(a.value, ast.Constant) and a.value.value is None
+        for stmt in self.new.caller_locals[target.id]:
+            for candidate in [stmt, *[s for block in child_blocks(stmt) for s in block]]:
+                replaced = _Replace(target.id, a.value).visit(copy.deepcopy(candidate))
+                if _dump(replaced) == _dump(b):
+                    return True
+        return False
+
+    def _add(self, kind: str, b: ast.stmt | None, a: ast.stmt | None, header: bool = False) -> None:
+        if kind == "added" and isinstance(a, (ast.Assign, ast.AnnAssign)) and self._applied_by_caller(None, a):
+            kind = "applied-by-caller"
+        if kind in ("added", "removed") and isinstance(b or a, (ast.Import, ast.ImportFrom)):
+            kind = "import"
+        note = ""
+        if kind == "applied-by-caller":
+            local = (a.targets[0] if isinstance(a, ast.Assign) else a.target).id
+            note = caller_note(self.new.caller_locals[local])
+        self.residuals.append(Residual(
+            kind, b.lineno if b else None, a.lineno if a else None,
+            _source(self.old.text, b, header), _source(self.new.text, a, header),
+            _mapped(a, header) if a else "", note))
+
+
+def _chain(stmt: ast.If) -> tuple[list[ast.If], list[ast.stmt]]:
+    """The branches of an if/elif chain, and its final else block."""
+    ifs = [stmt]
+    while len(ifs[-1].orelse) == 1 and isinstance(ifs[-1].orelse[0], ast.If):
+        ifs.append(ifs[-1].orelse[0])
+    return ifs, ifs[-1].orelse
+
+
+def _branch(node: ast.If) -> ast.If:
+    """One branch of a chain alone (its `elif` line and body)."""
+    return ast.If(node.test, node.body, [], lineno=node.lineno, col_offset=node.col_offset,
+                  end_lineno=node.body[-1].end_lineno, end_col_offset=node.body[-1].end_col_offset)
+
+
+def _source(text: str, stmt: ast.stmt | None, header: bool) -> str:
+    if stmt is None:
+        return ""
+    if header:
+        blocks = child_blocks(stmt)
+        last = blocks[0][0].lineno - 1 if blocks and blocks[0] else stmt.end_lineno
+        return "\n".join(text.splitlines()[stmt.lineno - 1:max(last, stmt.lineno)]).strip()
+    lines = text.splitlines()[stmt.lineno - 1:stmt.end_lineno]
+    return "\n".join(lines).strip() if isinstance(stmt, ast.If) else source_segment(text, stmt) or ""
+
+
+def _mapped(stmt: ast.stmt, header: bool) -> str:
+    return ast.unparse(_header(stmt)).rstrip(":").strip() if header else ast.unparse(stmt)
+
+
+class _Replace(ast.NodeTransformer):
+    def __init__(self, name: str, value: ast.expr):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return copy.deepcopy(self.value) if node.id == self.name and isinstance(node.ctx, ast.Load) else node
+
+
+def _differences(b, a, new: Logic, name: str | None, out: list) -> None:
+    """The outermost places two trees differ, each with the map entry whose expression holds the
+    AFTER side there (None outside the map's expressions); for a mismatch, the BEFORE node aligned
+    with the map's expression is recorded."""
+    if isinstance(a, ast.AST) and id(a) in new.roots:
+        name, out_len = new.marks[id(a)], len(out)
+        _differences_inner(b, a, new, name, out)
+        if len(out) > out_len:
+            del out[out_len:]
+            out.append((b, name))
+        return
+    _differences_inner(b, a, new, name, out)
+
+
+def _differences_inner(b, a, new: Logic, name: str | None, out: list) -> None:
+    if type(b) is not type(a):
+        out.append((b, name))
+        return
+    if isinstance(b, list):
+        if len(b) != len(a):
+            out.append((b, name))
+            return
+        for x, y in zip(b, a):
+            _differences(x, y, new, name, out)
+        return
+    if not isinstance(b, ast.AST):
+        if b != a:
+            out.append((b, name))
+        return
+    for field_name in b._fields:
+        _differences(getattr(b, field_name, None), getattr(a, field_name, None), new, name, out)
+
+
+def _default_changes(old: Logic, new: Logic) -> list[Residual]:
+    return [Residual("default", None, None, f"{name}={old.defaults[name]}", f"{name}={new.defaults.get(name)}")
+            for name in old.defaults if name in new.defaults and old.defaults[name] != new.defaults[name]]
+
+
+def to_markdown(report: StaticReport, max_lines: int = 6) -> str:
+    """The report as Markdown for a PR comment: the map, the residual differences, the constants."""
+    def code(text: str) -> str:
+        lines = text.splitlines() or [""]
+        shown = " ⏎ ".join(line.strip() for line in lines[:max_lines]) + (" …" if len(lines) > max_lines else "")
+        return "`" + shown.replace("`", "'") + "`" if text else ""
+
+    verdict = "**divergent** (a module global changed)" if report.divergent else "no changed module global"
+    out = [f"### Static check: {verdict}", "", f"before: `{report.before}`  ", f"after: `{report.after}`", "",
+           "| name | kind | stands for |", "|---|---|---|"]
+    for e in report.map:
+        extra = f" (old body read: {', '.join(e.before_reads)})" if e.before_reads else ""
+        out.append(f"| `{e.name}` | {e.kind} | {code(e.expression)}{extra}{' — ' + e.note if e.note else ''} |")
+    if report.dropped_return:
+        out.append(f"| return | result | {code(report.dropped_return)}: the caller applies what it returns |")
+    out += ["", f"Residual differences: {len(report.residuals)}", ""]
+    if report.residuals:
+        out += ["| kind | before | after | after, mapped |", "|---|---|---|---|"]
+        for r in report.residuals:
+            b = f"L{r.before_line} {code(r.before)}" if r.before_line else code(r.before)
+            a = f"L{r.after_line} {code(r.after)}" if r.after_line else code(r.after)
+            out.append(f"| {r.kind} | {b} | {a} | {code(r.after_mapped)}{' — ' + r.note if r.note else ''} |")
+    out += ["", "| module global | equal | lines (before / after) | detail |", "|---|---|---|---|"]
+    for c in report.constants:
+        lines = " / ".join("-".join(map(str, c.lines[k])) if k in c.lines else "—" for k in ("before", "after"))
+        out.append(f"| `{c.name}` | {'yes' if c.equal else '**no**'} | {lines} | {c.detail} |")
+    return "\n".join(out) + "\n"

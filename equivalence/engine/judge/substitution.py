@@ -1,0 +1,226 @@
+"""One version's logic in the old method's terms, for the static check.
+
+An extracted function is rewritten back into the method it came from: each parameter becomes
+the expression its call passes (`tp_rank` -> `self.tp_rank`, `model_runner` -> `self`), each
+returned local the target the caller assigns it to (`local_omp_cpuid` -> `self.local_omp_cpuid`;
+a tuple by position), and the final `return` that only returns them is dropped. The method's own
+parameters stay themselves. Every node put in by the map is marked with the entry it came from,
+so that a difference there can be called a mapping mismatch.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+from pysource.names import global_reads, loaded_names, stored_names
+from pysource.extraction import Extraction
+from pysource.modules import absolute_module, source_segment
+
+
+class StaticCheckError(Exception):
+    """The version's logic cannot be put in the old method's terms (file:line: why)."""
+
+
+@dataclass
+class MapEntry:
+    name: str  # a parameter or returned local of the function
+    kind: str  # "parameter", "instance" (the pass-self name), "own parameter", "default", "result"
+    expression: str  # what it stands for in the old method's terms
+    note: str = ""  # for a result the caller applies itself: the caller's statements
+    before_reads: list[str] = field(default_factory=list)  # on a mapping mismatch: what the old body read
+
+    def to_json(self) -> dict:
+        out = {"name": self.name, "kind": self.kind, "expression": self.expression}
+        return out | ({"note": self.note} if self.note else {}) | (
+            {"before_reads": self.before_reads} if self.before_reads else {})
+
+
+@dataclass
+class Logic:
+    """The statements of one version's logic, in the old method's terms (positions kept)."""
+
+    where: str  # "rel/file.py:line CLASS.METHOD" or "rel/file.py:line FUNCTION"
+    rel: str
+    text: str
+    body: list[ast.stmt]
+    defaults: dict[str, str | None]  # own parameter -> source of its default
+    entries: list[MapEntry]
+    marks: dict[int, str] = field(default_factory=dict)  # id of a node the map put in -> entry name
+    roots: set[int] = field(default_factory=set)  # the outermost such nodes
+    caller_locals: dict[str, list[ast.stmt]] = field(default_factory=dict)  # result -> caller's follow-up
+    global_reads: set[str] = field(default_factory=set)  # module globals the code reads
+    dropped_return: str = ""  # "L12: return a, b": the final return of the results, part of the map
+
+
+def own_parameters(ext: Extraction) -> set[str]:
+    """The parameters of the version's instance method (the original, or the wrapper), self excluded."""
+    if ext.method is None or ext.method_kind == "static":
+        return set()
+    return {a.arg for a in _params(ext.method.args)[1:]}
+
+
+def logic_of(ext: Extraction, own: set[str]) -> Logic:
+    node, rel = ext.core
+    where = f"{rel}:{node.lineno} {ext.class_name + '.' if rel == ext.source_rel else ''}{node.name}"
+    text = ext.text(rel)
+    params = _params(node.args)
+    defaults = _defaults(node.args, text)
+    reads = global_reads(node)
+    if ext.shape == "method":
+        self_name = params[0].arg if params else "self"
+        body = _normalised(node.body, rel, {self_name: ast.Name("self", ast.Load())} if self_name != "self" else {})
+        entries = [MapEntry(a.arg, "own parameter", a.arg) for a in params[1:]]
+        return Logic(where, rel, text, body, {k: v for k, v in defaults.items() if k != self_name}, entries,
+                     global_reads=reads - {self_name})
+    call = ext.call
+    if call is None:
+        raise StaticCheckError(f"{ext.tree.path(rel)}:{node.lineno}: nothing calls {node.name}, so no call "
+                               f"gives its parameters' values")
+    caller_self = _caller_self(ext)
+    loads, entries = _parameter_map(params, defaults, call, own, caller_self)
+    body, results, caller_locals, dropped = _result_map(list(node.body), call, caller_self, text, entries)
+    if ext.wrapper is not None:  # what the method's callers see: the wrapper's defaults
+        defaults.update(_defaults(ext.wrapper.args, ext.text(ext.source_rel)))
+    logic = Logic(where, rel, text, [], {k: v for k, v in defaults.items() if k in own}, entries,
+                  caller_locals=caller_locals, global_reads=reads - {a.arg for a in params}, dropped_return=dropped)
+    logic.body = _normalised(body, rel, loads, results, logic)
+    return logic
+
+
+def _parameter_map(params, defaults, call, own, caller_self) -> tuple[dict[str, ast.expr], list[MapEntry]]:
+    """parameter -> what the call passes (or its default when the call passes nothing)."""
+    loads, entries = {}, []
+    passed = _inline_preamble(call, caller_self)
+    for i, arg in enumerate(params):
+        if arg.arg in own:
+            entries.append(MapEntry(arg.arg, "own parameter", arg.arg))
+            continue
+        value = passed.get(arg.arg, call.positional[i] if i < len(call.positional) else None)
+        kind = "instance" if isinstance(value, ast.Name) and value.id == "self" else "parameter"
+        if value is None and defaults.get(arg.arg) is not None:
+            value, kind = ast.parse(defaults[arg.arg], mode="eval").body, "default"
+        if value is not None:
+            loads[arg.arg] = value
+            entries.append(MapEntry(arg.arg, kind, ast.unparse(value)))
+    return loads, entries
+
+
+def _result_map(body, call, caller_self, text, entries):
+    """Returned local -> the caller's target, when the final `return` returns plain locals the
+    caller assigns; that return is dropped from the body (it is part of the map)."""
+    results, caller_locals, dropped = {}, {}, ""
+    returned = _returned_locals(body, len(call.result.targets)) if call.result.how == "assign" else None
+    if returned is None:
+        return body, results, caller_locals, dropped
+    dropped = f"L{body[-1].lineno}: {source_segment(text, body[-1])}"
+    for local, target in zip(returned, call.result.target_nodes):
+        results[local] = _renamed_self(target, caller_self)
+        note = ""
+        if isinstance(target, ast.Name):
+            uses = [s for s in call.result.follow_up if target.id in loaded_names(s)]
+            caller_locals[target.id] = uses
+            note = caller_note(uses)
+        entries.append(MapEntry(local, "result", ast.unparse(target), note))
+    return body[:-1], results, caller_locals, dropped
+
+
+def caller_note(uses: list[ast.stmt]) -> str:
+    """What the caller does with a result it keeps in a local, on one line."""
+    if not uses:
+        return "the caller discards it"
+    return "the caller applies it: " + "; ".join(" ".join(ast.unparse(s).split()) for s in uses)
+
+
+def _params(args: ast.arguments) -> list[ast.arg]:
+    return args.posonlyargs + args.args + args.kwonlyargs
+
+
+def _defaults(args: ast.arguments, text: str) -> dict[str, str | None]:
+    positional = args.posonlyargs + args.args
+    out = {a.arg: None for a in _params(args)}
+    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        out[a.arg] = source_segment(text, d)
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        out[a.arg] = source_segment(text, d) if d is not None else None
+    return out
+
+
+def _caller_self(ext: Extraction) -> str:
+    holder = ext.wrapper or next((f for f in ext.class_node.body if isinstance(f, ast.FunctionDef)
+                                  and ext.call and f.name == ext.call.method), None)
+    return holder.args.args[0].arg if holder is not None and holder.args.args else "self"
+
+
+def _renamed_self(expr: ast.expr, caller_self: str) -> ast.expr:
+    expr = copy.deepcopy(expr)
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Name) and n.id == caller_self:
+            n.id = "self"
+    return expr
+
+
+def _inline_preamble(call, caller_self: str) -> dict[str, ast.expr]:
+    """keyword -> expression passed, with the caller's locals bound once before the call by a plain
+    `name = value` replaced by their value (`spec_algorithm = getattr(self, ...)`)."""
+    single = {}
+    for stmt in call.preamble:
+        for name in stored_names(stmt):
+            single[name] = None if name in single else stmt
+    inline = {name: stmt.value for name, stmt in single.items() if isinstance(stmt, ast.Assign)
+              and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)}
+    out = {}
+    for key, value in call.keyword_nodes.items():
+        value = _Substitute(inline, {}, None).visit(copy.deepcopy(value)) if inline else value
+        out[key] = _renamed_self(value, caller_self)
+    return out
+
+
+def _returned_locals(body: list[ast.stmt], count: int) -> list[str] | None:
+    """The locals a final `return a` / `return a, b` returns, when it returns `count` plain names."""
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Return) or last.value is None:
+        return None
+    values = last.value.elts if isinstance(last.value, ast.Tuple) and count > 1 else [last.value]
+    if len(values) != count or not all(isinstance(v, ast.Name) for v in values):
+        return None
+    return [v.id for v in values]
+
+
+def _normalised(body, rel, loads, results=None, logic: Logic | None = None) -> list[ast.stmt]:
+    """Copies of `body` with the map applied and relative imports made absolute."""
+    out = []
+    for stmt in copy.deepcopy(body):
+        stmt = _Substitute(loads, results or {}, logic).visit(stmt)
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.ImportFrom) and n.level:
+                n.module, n.level = absolute_module(n, rel), 0
+        out.append(stmt)
+    return out
+
+
+class _Substitute(ast.NodeTransformer):
+    """Parameters read -> the expression passed; returned locals -> the caller's target."""
+
+    def __init__(self, loads: dict[str, ast.expr], results: dict[str, ast.expr], logic: Logic | None):
+        self.loads, self.results, self.logic = loads, results, logic
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.results:
+            new = copy.deepcopy(self.results[node.id])
+            new.ctx = node.ctx
+        elif isinstance(node.ctx, ast.Load) and node.id in self.loads:
+            new = copy.deepcopy(self.loads[node.id])
+        else:
+            return node
+        ast.copy_location(new, node)
+        if self.logic is not None:
+            self.logic.roots.add(id(new))
+            self.logic.marks.update({id(n): node.id for n in ast.walk(new)})
+        return new
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        self.generic_visit(node)
+        node.simple = int(isinstance(node.target, ast.Name))
+        return node

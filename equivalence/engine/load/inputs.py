@@ -1,0 +1,356 @@
+"""What the code under test reads from outside itself, derived from its source (`ast` only).
+
+Module globals read by the code under test (the call site, the wrapper, the method or moved
+function, and the module-level helper functions they call, transitively) are sorted:
+- code, run for real: functions and classes of the loaded modules, the loaded modules
+  themselves, names bound once to a literal, values computed at import from real modules only
+  (a logger, a table of torch dtypes, a sentinel object), builtins, faithful helpers;
+- real modules: the pure standard library (math, re, itertools, collections, logging: its
+  records are captured, ...) and torch (its dtypes are values the code compares), except
+  WORLD_SUBMODULES (`torch.distributed`, `torch.cuda`): through `import torch`, a proxy
+  (standins.PartlyRealModule); imported from, inputs keyed by their name;
+- `os`: a proxy whose environment reads are world keys `env:NAME` (standins.OsProxy);
+- inputs, answered by the world under a key naming their ORIGIN, so that the before module's
+  global and the after module's copy get the same key: names imported from sglang (stubbed),
+  e.g. `sglang.srt.utils.get_cpu_ids_by_node`; other modules (time, subprocess, sys, ...);
+  values computed at import from those, keyed by the defining expression with every name
+  replaced by its origin, e.g. `_use_aiter` ->
+  `sglang.srt.utils.get_bool_env_var('SGLANG_USE_AITER') and sglang.srt.utils.is_hip()`.
+Also derived here: attribute names the code allows to be missing (`getattr(x, "n", default)`,
+`hasattr(x, "n")`, reads under `except AttributeError`), the strings it tests values
+against (the pool for environment variables) and the keys of the tables it looks values up in.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+
+from pysource.bindings import binding_index
+from equivalence.engine.load.literals import key_literals, literal_globals, string_literals
+from pysource.modules import import_bindings, module_name
+
+REAL_MODULES = {
+    "__future__", "abc", "bisect", "collections", "contextlib", "copy", "dataclasses", "decimal", "enum",
+    "fractions", "functools", "heapq", "inspect", "itertools", "json", "logging", "math", "numbers",
+    "operator", "re", "statistics", "string", "textwrap", "types", "typing", "typing_extensions", "weakref",
+    "torch", "numpy",
+}
+# submodules of real modules that answer from the process and its devices (process groups,
+# collectives, device meshes, CUDA state): inputs by their name, like non-pure modules; with
+# torch.get_device_module, which hands out such a module (torch.cuda, torch.npu) for a device
+WORLD_SUBMODULES = ("torch.distributed", "torch.cuda", "torch.get_device_module")
+
+
+def world_submodule(dotted: str) -> bool:
+    """`dotted` is, or is inside, one of WORLD_SUBMODULES."""
+    return any(dotted == m or dotted.startswith(m + ".") for m in WORLD_SUBMODULES)
+
+
+def holds_world_submodule(dotted: str) -> bool:
+    """`dotted` is a real module one of WORLD_SUBMODULES is inside (`torch`)."""
+    return any(m.startswith(dotted + ".") for m in WORLD_SUBMODULES)
+
+
+@dataclass(frozen=True)
+class GlobalInput:
+    """A module global replaced while the code under test runs."""
+
+    rel: str  # the module file
+    name: str
+    key: str | None  # the world key answering it (None: `proxy` stands in, the same every run)
+    proxy: str | None = None  # "os", "environ", "getenv", "partly real" (torch), or a faithful helper "module:name"
+    imported: bool = False  # an imported name (always there, never None) rather than a computed value
+
+
+@dataclass
+class Inputs:
+    globals: list[GlobalInput] = field(default_factory=list)
+    helpers: list[tuple[str, ast.FunctionDef]] = field(default_factory=list)  # run for real
+    absent_names: frozenset = frozenset()
+    strings: tuple[str, ...] = ()
+    numbers: tuple[int, ...] = ()
+    keys: tuple = ()  # the keys of the tables the code looks values up in
+    reads: set[tuple[str, str]] = field(default_factory=set)  # (module file, global) the code reads
+    imported: set[str] = field(default_factory=set)  # origins it reaches through an import (`M.f`, `M`)
+
+
+def skip_annotations(node: ast.AST):
+    """ast.walk without annotations and decorators (not evaluated by a call)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for fname, value in ast.iter_fields(n):
+            if fname in ("annotation", "returns", "decorator_list"):
+                continue
+            if isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+
+
+def global_reads(node: ast.AST, local: set[str] = frozenset()) -> set[str]:
+    """Names `node` reads that it does not bind (its parameters, assignments, imports inside)."""
+    bound = set(local)
+    for n in skip_annotations(node):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = n.args
+            bound |= {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+            bound |= {a.arg for a in (args.vararg, args.kwarg) if a}
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            bound.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound |= {b.name for b in import_bindings(n, "x.py")}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound.add(n.name)
+    return {n.id for n in skip_annotations(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and n.id not in bound and not hasattr(builtins, n.id)}
+
+
+class ModuleGlobals:
+    """One loaded module's globals, sorted as the module docstring says."""
+
+    def __init__(self, rel: str, tree: ast.Module, loaded: set[str], package: str, helpers_known: set,
+                 canonical=lambda qualname: qualname):
+        self.rel, self.tree, self.loaded, self.package = rel, tree, loaded, package
+        self.canonical = canonical  # re-exports followed: the same object gets the same key
+        self.index = binding_index(tree)
+        self.literals = set(literal_globals(tree))
+        self.helpers_known = helpers_known
+        self._origin: dict[str, str | None] = {}
+
+    def binding(self, name: str) -> list[ast.stmt]:
+        return self.index.get(name, [])
+
+    def _import(self, name: str, stmt: ast.stmt):
+        return next(b for b in import_bindings(stmt, self.rel) if b.name == name)
+
+    def origin(self, name: str, seen: frozenset = frozenset()) -> str | None:
+        """The key of an input global, or None when the global is code / real."""
+        if name not in self._origin:
+            self._origin[name] = self._find_origin(name, seen | {name})
+        return self._origin[name]
+
+    def _find_origin(self, name: str, seen: frozenset) -> str | None:
+        stmts = self.binding(name)
+        if not stmts or name in self.literals:
+            return None
+        if any(isinstance(s, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) for s in stmts):
+            return None
+        stmt = stmts[-1]
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            binding = self._import(name, stmt)
+            if binding.qualname in self.loaded or binding.from_module in self.loaded:
+                return None
+            if (binding.from_module, name) in self.helpers_known:
+                return None
+            top = binding.qualname.split(".")[0]
+            if top == self.package or top not in REAL_MODULES or world_submodule(binding.qualname):
+                return self.canonical(binding.qualname)
+            return None
+        values = [s.value for s in stmts if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and s.value]
+        if not values or not any(self._tainted(v, seen) for v in values):
+            return None
+        return " | ".join(self._resolve(v, seen) for v in values)
+
+    def _tainted(self, expr: ast.AST, seen: frozenset) -> bool:
+        for read in global_reads(expr):
+            if read in seen:
+                continue
+            if self.origin(read, seen) is not None or read in ("os",):
+                return True
+            fn = next((s for s in self.binding(read) if isinstance(s, ast.FunctionDef)), None)
+            if fn is not None and self._tainted(fn, seen | {read}):
+                return True
+        return False
+
+    def _resolve(self, expr: ast.AST, seen: frozenset) -> str:
+        """`expr` with each global replaced by its origin (imports by their qualified name)."""
+        module = self
+
+        class Resolve(ast.NodeTransformer):
+            def visit_Name(self, node):
+                stmts = module.binding(node.id)
+                if not stmts or node.id in seen:
+                    return node
+                stmt = stmts[-1]
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    return ast.Name(module.canonical(module._import(node.id, stmt).qualname), ast.Load())
+                origin = module.origin(node.id, seen)
+                if origin is None:
+                    return node
+                try:
+                    return ast.parse(origin, mode="eval").body
+                except SyntaxError:
+                    return ast.Name(f"({origin})", ast.Load())
+
+        return ast.unparse(Resolve().visit(ast.parse(ast.unparse(expr), mode="eval")).body)
+
+    def proxy(self, name: str) -> str | None:
+        stmts = self.binding(name)
+        if not stmts or not isinstance(stmts[-1], (ast.Import, ast.ImportFrom)):
+            return None
+        binding = self._import(name, stmts[-1])
+        if binding.qualname == "os":
+            return "os"
+        if binding.qualname in ("os.environ", "os.getenv"):
+            return binding.qualname.rpartition(".")[2]
+        if (binding.from_module, name) in self.helpers_known:
+            return f"{binding.from_module}:{name}"
+        if holds_world_submodule(binding.qualname):
+            return "partly real"
+        return None
+
+    def imported_qualname(self, name: str) -> str | None:
+        """What the module-level import binding `name` imports, if an import binds it last."""
+        stmts = self.binding(name)
+        if not stmts or not isinstance(stmts[-1], (ast.Import, ast.ImportFrom)):
+            return None
+        return self._import(name, stmts[-1]).qualname
+
+    def imports_only(self, name: str) -> bool:
+        """`name` is bound by `import name` statements only (the real module)."""
+        stmts = self.binding(name)
+        return bool(stmts) and all(isinstance(s, ast.Import) and self._import(name, s).qualname == name
+                                   for s in stmts)
+
+    def helper(self, name: str) -> ast.FunctionDef | None:
+        stmts = self.binding(name)
+        return stmts[-1] if len(stmts) == 1 and isinstance(stmts[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Module], package: str,
+           helpers_known: set, canonical=lambda qualname: qualname, real_inputs: dict | None = None) -> Inputs:
+    """`units`: (module file, node, names local to it) of the code under test; `canonical`
+    follows re-exports (`sglang.srt.utils.is_hip` -> `sglang.srt.utils.common.is_hip`);
+    `real_inputs`: real modules a preset makes inputs (module name -> key), when the code reads
+    them as bound by `import NAME` only."""
+    loaded = {module_name(rel) for rel in trees}
+    modules = {rel: ModuleGlobals(rel, tree, loaded, package, helpers_known, canonical) for rel, tree in trees.items()}
+    out = Inputs()
+    todo = [(rel, name) for rel, node, local in units for name in sorted(global_reads(node, local))]
+    seen, code = set(), [(rel, node) for rel, node, _ in units]
+    while todo:
+        rel, name = todo.pop(0)
+        if (rel, name) in seen:
+            continue
+        seen.add((rel, name))
+        module = modules[rel]
+        helper = module.helper(name)
+        if helper is not None:
+            out.helpers.append((rel, helper))
+            code.append((rel, helper))
+            todo += [(rel, n) for n in sorted(global_reads(helper, {name}))]
+            continue
+        if name in (real_inputs or {}) and module.imports_only(name):
+            out.globals.append(GlobalInput(rel, name, real_inputs[name], imported=True))
+            continue
+        proxy = module.proxy(name)
+        if proxy is not None:
+            out.globals.append(GlobalInput(rel, name, None, proxy))
+            continue
+        origin = module.origin(name)
+        if origin is not None:
+            imported = isinstance(module.binding(name)[-1], (ast.Import, ast.ImportFrom))
+            out.globals.append(GlobalInput(rel, name, origin, imported=imported))
+    out.reads = seen
+    out.imported = {g.key for g in out.globals if g.imported} | _imported(code, modules)
+    out.absent_names = absent_names([node for _, node in code])
+    out.strings = string_pool(code, trees)
+    out.numbers = number_pool([node for _, node in code])
+    out.keys = key_pool(code, trees)
+    return out
+
+
+def target_defs(target_rel: str | None, function: str | None, inputs: Inputs, trees, other: Inputs) -> list[GlobalInput]:
+    """The functions and classes of the target module (`target_rel`, whose function `function` is
+    the moved one) that the code reads and the other version of a pair reaches through an import
+    of the target (`from TARGET import f`, function-level or not, `TARGET.f`): not the subject of
+    the refactoring, each is an input keyed by its origin `TARGET.NAME` in both. `trees`: file ->
+    parsed module."""
+    if target_rel is None:
+        return []
+    return [GlobalInput(rel, name, f"{module_name(rel)}.{name}", imported=True) for rel, name in sorted(inputs.reads)
+            if rel == target_rel and name != function and f"{module_name(rel)}.{name}" in other.imported
+            and _defines(trees(rel), name)]
+
+
+def _imported(code: list[tuple[str, ast.AST]], modules: dict[str, ModuleGlobals]) -> set[str]:
+    """The origins `code` reaches through imports: what its function-level imports bind, and
+    `X.attr` where X is an imported name (function-level or module-level)."""
+    out = set()
+    for rel, node in code:
+        module = modules[rel]
+        local = {b.name: b.qualname for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))
+                 for b in import_bindings(n, rel)}
+        out |= {module.canonical(q) for q in local.values()}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+                qualname = local.get(n.value.id) or module.imported_qualname(n.value.id)
+                if qualname:
+                    out.add(module.canonical(f"{qualname}.{n.attr}"))
+    return out
+
+
+def _defines(tree: ast.Module, name: str) -> bool:
+    return any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for s in binding_index(tree).get(name, []))
+
+
+def absent_names(nodes: list[ast.AST]) -> frozenset:
+    names = set()
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) >= 2 \
+                    and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
+                if (n.func.id == "getattr" and len(n.args) == 3) or n.func.id == "hasattr":
+                    names.add(n.args[1].value)
+            elif isinstance(n, ast.Try) and any(_catches_attribute_error(h) for h in n.handlers):
+                names |= {a.attr for s in n.body for a in ast.walk(s) if isinstance(a, ast.Attribute)}
+    return frozenset(names)
+
+
+def _catches_attribute_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    names = {n.id for n in ast.walk(handler.type) if isinstance(n, ast.Name)}
+    return bool(names & {"AttributeError", "Exception", "BaseException"})
+
+
+def string_pool(code: list[tuple[str, ast.AST]], trees: dict[str, ast.Module]) -> list[str]:
+    """Strings the code tests values against (literals.py), plus a value holding each separator
+    a `.split(sep)` uses: the options of environment variables."""
+    found: list[str] = []
+    for rel, tree in trees.items():
+        found += string_literals([node for r, node in code if r == rel], tree, skip_annotations)
+    for _, node in code:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("split", "rsplit") \
+                    and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+                found.append(f"a{n.args[0].value}b")
+    other_case = [s.swapcase() for s in found if s.swapcase() != s]
+    return tuple(dict.fromkeys(["", *found, *other_case]))
+
+
+def key_pool(code: list[tuple[str, ast.AST]], trees: dict[str, ast.Module]) -> tuple:
+    """The keys of the code's tables (literals.py): the options of a stand-in looked up in one."""
+    found: list = []
+    for rel, tree in trees.items():
+        found += key_literals([node for r, node in code if r == rel], tree, skip_annotations)
+    return tuple(dict.fromkeys(found))
+
+
+def number_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
+    """The ints the code compares with or computes with."""
+    found = []
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Compare):
+                sides = [n.left, *n.comparators]
+            elif isinstance(n, ast.BinOp):
+                sides = [n.left, n.right]
+            else:
+                continue
+            found += [s.value for s in sides if isinstance(s, ast.Constant) and type(s.value) is int]
+    return tuple(dict.fromkeys(found))

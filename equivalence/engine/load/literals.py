@@ -1,0 +1,107 @@
+"""The `--kv-cache-dtype` strings the configurations must include: every string the decision
+tests a value against, so that every branch guarded by such a test can be reached.
+
+Collected from the decision's code (and the helpers it calls):
+- `==` / `!=` / `in` / `not in` comparisons: their string constants, including the elements of
+  a literal container, or of a module-level literal container named there
+  (`kv in SUPPORTED`);
+- `.startswith(p)` / `.endswith(s)` (a string or a tuple of strings): `p` and `s` themselves,
+  plus a longer value that passes the test (`p + "x"`, `"x" + s`);
+- subscripts / `.get` of a module-level literal dict (`MAP[kv]`): its string keys.
+Branch coverage (coverage.py) then says whether these were enough: a branch never hit makes
+the pair "inconclusive", never "equivalent".
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from pysource.bindings import binding_index
+
+AFFIX_FILL = "x"
+
+
+def _strings(node: ast.AST) -> list[str]:
+    return [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+
+
+@functools.lru_cache(maxsize=16)  # per module (by identity); callers do not change it
+def literal_globals(tree: ast.Module | None) -> dict[str, ast.AST]:
+    """Module-level names bound exactly once, to a literal (`ast.literal_eval` accepts it):
+    fixed by the source, so code rather than an input."""
+    out: dict[str, ast.AST] = {}
+    for stmt in tree.body if tree is not None else []:
+        target = value = None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign):
+            target, value = stmt.target, stmt.value
+        if isinstance(target, ast.Name) and value is not None:
+            try:
+                ast.literal_eval(value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            out[target.id] = value
+    index = binding_index(tree) if out else {}
+    return {name: value for name, value in out.items() if len(index.get(name, ())) == 1}
+
+
+def _containers(tree: ast.Module | None) -> dict[str, ast.AST]:
+    """Module-level names bound once to a literal tuple / list / set / dict."""
+    return {k: v for k, v in literal_globals(tree).items() if isinstance(v, (ast.Tuple, ast.List, ast.Set, ast.Dict))}
+
+
+def _affixes(call: ast.Call) -> list[str]:
+    """Strings for a `.startswith(...)` / `.endswith(...)` test: the affix and a longer match."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in ("startswith", "endswith") and call.args):
+        return []
+    out = []
+    for affix in _strings(call.args[0]):
+        longer = affix + AFFIX_FILL if call.func.attr == "startswith" else AFFIX_FILL + affix
+        out += [affix, longer]
+    return out
+
+
+def string_literals(functions: list[ast.AST], module: ast.Module | None, walk=ast.walk) -> list[str]:
+    """The strings, in `walk` order of first appearance, for the given decision functions."""
+    containers = _containers(module)
+    found: list[str] = []
+    for fn in functions:
+        for node in walk(fn):
+            if isinstance(node, ast.Compare):
+                found += _strings(node)
+                for side in [node.left, *node.comparators]:
+                    if isinstance(side, ast.Name) and side.id in containers:
+                        found += _strings(containers[side.id])
+            elif isinstance(node, ast.Call):
+                found += _affixes(node)
+                func = node.func
+                if (isinstance(func, ast.Attribute) and func.attr == "get" and isinstance(func.value, ast.Name)
+                        and isinstance(containers.get(func.value.id), ast.Dict)):
+                    found += _strings(ast.Tuple(elts=[k for k in containers[func.value.id].keys if k], ctx=ast.Load()))
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                table = containers.get(node.value.id)
+                if isinstance(table, ast.Dict):
+                    found += _strings(ast.Tuple(elts=[k for k in table.keys if k], ctx=ast.Load()))
+    return list(dict.fromkeys(found))
+
+
+def _keys(table: ast.AST) -> list:
+    elts = table.keys if isinstance(table, ast.Dict) else table.elts
+    return [e.value for e in elts if isinstance(e, ast.Constant) and type(e.value) in (str, int, float)]
+
+
+def key_literals(functions: list[ast.AST], module: ast.Module | None, walk=ast.walk) -> list:
+    """The keys of the tables the given functions look values up in, in order of first appearance:
+    dict and set displays written in them (`defaultdict(f, {"cuda": ...})[device]`) and the
+    module-level literal dicts and sets they name (`device in SUPPORTED`)."""
+    tables = {k: v for k, v in _containers(module).items() if isinstance(v, (ast.Dict, ast.Set))}
+    found: list = []
+    for fn in functions:
+        for node in walk(fn):
+            if isinstance(node, (ast.Dict, ast.Set)):
+                found += _keys(node)
+            elif isinstance(node, ast.Name) and node.id in tables:
+                found += _keys(tables[node.id])
+    return list(dict.fromkeys(found))

@@ -1,0 +1,289 @@
+"""Load one version of a tree for `CLASS.METHOD`: the real modules that hold the logic, run.
+
+`pysource.extraction.locate` says where the version keeps the method (method, static method, wrapper, moved
+function, call sites). The class's module and the target module are executed from the tree's
+files under a private sys.modules (stubs.PrivateModules: the rest of the package is stubbed,
+then armed); the target first, so that the class's module imports the real one. The version
+then holds the code objects that run (the call site compiled as a function, the method or
+wrapper, the moved function) and the inputs its code reads (inputs.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import re
+import sys
+import traceback
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch  # noqa: F401  (real, and imported before any version: its own optional imports must not meet the stubs)
+
+from equivalence.engine.load.defaults import PASSED, passing_defaults, unpassed
+from equivalence.engine.load.defaults import options as default_options
+from equivalence.engine.load.faithful import HELPERS
+from equivalence.engine.load.inputs import Inputs, derive
+from pysource.extraction import Extraction, LocateError, locate
+from pysource.modules import module_name
+from equivalence.engine.load.stubs import PrivateModules, StubScope
+
+ENTRY = "__equivalence_entry__"
+
+
+class LoadError(Exception):
+    """The version cannot be loaded; the message names the file and line."""
+
+
+@dataclass
+class Unit:
+    """A function of the version that runs for real: branch coverage is measured on it."""
+
+    role: str  # "call site", "method", "static method", "wrapper", "function"
+    code: types.CodeType
+    node: ast.AST
+    rel: str
+
+
+@dataclass
+class Caller:
+    """What the caller of the extracted function does around it (empty before the extraction)."""
+
+    applied: set[tuple[str, str]] = field(default_factory=set)  # ("set", "self.X") / ("call", "self.M") after it returns
+    eager: set[str] = field(default_factory=set)  # self. chains its arguments read (before the function runs)
+    eager_calls: set[str] = field(default_factory=set)  # self. chains its arguments call
+
+
+@dataclass
+class Version:
+    label: str
+    root: Path
+    ext: Extraction
+    modules: dict[str, types.ModuleType]  # file (relative) -> the loaded module
+    cls: type
+    entry: types.FunctionType  # (self, *entry_args[, defaults.PASSED]): the call site's statements
+    entry_args: list[str]
+    entry_defaults: dict[str, list[tuple]]  # parameters the call site leaves at their default -> options
+    units: list[Unit]
+    inputs: Inputs
+    caller: Caller
+    stub_scope: StubScope
+    overrides: dict[str, str] = field(default_factory=dict)
+
+    def where(self) -> str:
+        site = self.ext.call_sites[0] if self.ext.call_sites else None
+        return f"{self.root / self.ext.source_rel}:{site.line}" if site else str(self.root / self.ext.source_rel)
+
+
+def find_source(path: Path, class_name: str, module: str | None = None) -> tuple[Path, str]:
+    """(the folder holding the package, the file defining `class_name` relative to it) for the
+    PATH a user typed: a folder holding the package, a checkout (PATH/python/...), or the
+    package folder itself. The file is `module`'s if given, else the only module of the
+    packages there that defines the class at module level."""
+    path = Path(path)
+    if not path.is_dir():
+        raise LoadError(f"{path}: {'not a directory' if path.exists() else 'no such file or directory'}")
+    candidates = [path, path / "python"] + ([path.parent] if (path / "__init__.py").is_file() else [])
+    found = []
+    for root in candidates:
+        packages = [p for p in sorted(root.iterdir()) if (p / "__init__.py").is_file()] if root.is_dir() else []
+        if root == path.parent:
+            packages = [path]
+        for rel in _defining(root, packages, class_name, module):
+            found.append((root.resolve(), rel))
+        if found:
+            break
+    if not found:
+        what = f"module {module}" if module else f"module defining class {class_name}"
+        raise LoadError(f"{path}: no {what} here (looked in the packages of {path}, {path / 'python'}"
+                        f"{', and ' + str(path.parent) if len(candidates) > 2 else ''})")
+    if len(found) > 1:
+        listed = ", ".join(rel for _, rel in found)
+        raise LoadError(f"{path}: class {class_name} is defined in {len(found)} modules ({listed}); "
+                        f"name one: --method MODULE.{class_name}.METHOD")
+    return found[0]
+
+
+def _defining(root: Path, packages: list[Path], class_name: str, module: str | None) -> list[str]:
+    if module:
+        base = module.replace(".", "/")
+        return [rel for rel in (f"{base}.py", f"{base}/__init__.py") if (root / rel).is_file()]
+    pattern = re.compile(rf"^class {re.escape(class_name)}\b", re.M)
+    out = []
+    for package in packages:
+        for path in sorted(package.rglob("*.py")):
+            try:
+                if pattern.search(path.read_text(errors="replace")):
+                    out.append(path.relative_to(root).as_posix())
+            except OSError:
+                continue
+    return out
+
+
+def exec_module(name: str, filename: str, source: str | ast.Module) -> types.ModuleType:
+    """Execute `source` (text, or the module already parsed) as module `name` (its parent
+    package: a stub, or a module loaded before)."""
+    parent, _, child = name.rpartition(".")
+    parent_module = importlib.import_module(parent) if parent else None
+    spec = importlib.util.spec_from_file_location(name, filename)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    if parent_module is not None:
+        setattr(parent_module, child, module)
+    try:
+        exec(compile(source, filename, "exec"), module.__dict__)
+    except Exception as e:
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == filename]
+        where = f"{filename}:{frames[-1].lineno}" if frames else filename
+        raise LoadError(f"{where}: importing failed: {type(e).__name__}: {e}") from None
+    return module
+
+
+def load(root: Path, label: str, source_rel: str, class_name: str, method_name: str,
+         function_name: str | None = None, overrides: dict[str, str] | None = None,
+         real_inputs: dict[str, str] | None = None) -> Version:
+    """`real_inputs`: real modules a preset makes inputs (inputs.derive)."""
+    overrides = dict(overrides or {})
+    try:
+        ext = locate(root, source_rel, class_name, method_name, function_name, overrides)
+    except LocateError as e:
+        raise LoadError(str(e)) from None
+    rels = [r for r in dict.fromkeys([ext.target_rel, source_rel]) if r]
+    scope = StubScope(label)
+    package = source_rel.split("/")[0]
+    modules = {}
+    with PrivateModules(scope, prefixes=(package,)):
+        for rel in rels:
+            modules[rel] = exec_module(module_name(rel), ext.tree.path(rel), ext.tree.parse(rel))
+    scope.armed = True
+    cls = _the_class(modules[source_rel], ext)
+    entry, entry_args, entry_defaults, site_node = _compile_entry(ext, modules[source_rel])
+    units = [Unit("call site", entry.__code__, site_node, source_rel)] if ext.call_sites else []
+    units += _method_units(ext, cls, modules)
+    local = [(source_rel, site_node, {*entry_args, PASSED})] + [(u.rel, u.node, set()) for u in units if u.role != "call site"]
+    try:
+        inputs = derive(local, {rel: ext.tree.parse(rel) for rel in rels}, package, set(HELPERS), ext.tree.canonical,
+                        real_inputs)
+    except SyntaxError as e:  # already parsed by locate: not expected
+        raise LoadError(f"{e.filename}:{e.lineno}: {e.msg}") from None
+    return Version(label, Path(root), ext, modules, cls, entry, entry_args, entry_defaults, units, inputs,
+                   _caller(ext), scope, overrides)
+
+
+def _the_class(module: types.ModuleType, ext: Extraction) -> type:
+    cls = module.__dict__.get(ext.class_name)
+    path = ext.tree.path(ext.source_rel)
+    if not isinstance(cls, type) or cls.__module__ != module.__name__:
+        raise LoadError(f"{path}:{ext.class_node.lineno}: {ext.class_name} is not the class defined in the file ({cls!r})")
+    return cls
+
+
+def _function(value) -> types.FunctionType:
+    return value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
+
+
+def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
+    out = []
+    if ext.method is not None:
+        role = {"wrapper": "wrapper", "static": "static method"}.get(ext.shape, "method")
+        fn = _function(cls.__dict__.get(ext.method_name))
+        if not isinstance(fn, types.FunctionType):
+            raise LoadError(f"{ext.tree.path(ext.source_rel)}:{ext.method.lineno}: {ext.class_name}.{ext.method_name} "
+                            f"is not the function from the file ({fn!r})")
+        out.append(Unit(role, fn.__code__, ext.method, ext.source_rel))
+    if ext.function is not None:
+        fn = modules[ext.target_rel].__dict__.get(ext.function.name)
+        if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename != ext.tree.path(ext.target_rel):
+            raise LoadError(f"{ext.tree.path(ext.target_rel)}:{ext.function.lineno}: {ext.function.name} is not the "
+                            f"function from the file ({fn!r})")
+        out.append(Unit("function", fn.__code__, ext.function, ext.target_rel))
+    return out
+
+
+def _compile_entry(ext: Extraction, module: types.ModuleType
+                   ) -> tuple[types.FunctionType, list[str], dict[str, list[tuple]], ast.AST]:
+    """A function `(self, *free names)` whose body is the first call site's statements, line
+    numbers kept, its call also passing what the world gives the parameters it leaves at their
+    default (`defaults.py`: then a last parameter PASSED); without a call site in the class, one
+    calling `self.METHOD(...)` with the method's parameters."""
+    defaults: dict[str, list[tuple]] = {}
+    if ext.call_sites:
+        site = ext.call_sites[0]
+        body, args = site.statements, list(site.free_names)
+        called = ext.method if site.calls == "method" else ext.function
+        if called is not None:
+            left = unpassed(called, site.call, site.calls == "method" and ext.method_kind == "instance")
+            defaults = {name: default_options(d) for name, d in left.items() if name not in args}
+        if defaults:
+            body = passing_defaults(body, site.call)
+    else:
+        if ext.method is None or ext.method_kind != "instance":
+            raise LoadError(f"{ext.tree.path(ext.source_rel)}:{ext.class_node.lineno}: nothing in {ext.class_name} "
+                            f"calls {ext.method_name}, and it is not an instance method to call directly")
+        params = ext.method.args
+        positional = [a.arg for a in params.posonlyargs + params.args][1:]
+        keywords = [a.arg for a in params.kwonlyargs]
+        args = positional + keywords
+        call = ", ".join(positional + [f"{k}={k}" for k in keywords])
+        body = ast.parse(f"return self.{ext.method_name}({call})").body
+        body = ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body
+    fn = ast.FunctionDef(
+        name=ENTRY,
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in ["self", *args, *([PASSED] if defaults else [])]],
+                           kwonlyargs=[],
+                           kw_defaults=[], defaults=[]),
+        body=body, decorator_list=[], returns=None, type_params=[],
+    )
+    ast.copy_location(fn, body[0])
+    fn.end_lineno, fn.end_col_offset = body[-1].end_lineno, body[-1].end_col_offset
+    for a in fn.args.args:
+        ast.copy_location(a, body[0])
+    namespace: dict = {}
+    code = compile(ast.Module(body=[fn], type_ignores=[]), ext.tree.path(ext.source_rel), "exec")
+    exec(code, module.__dict__, namespace)
+    return namespace[ENTRY], args, defaults, ast.Module(body=body, type_ignores=[])
+
+
+def self_chain(node: ast.AST) -> str | None:
+    """`self.a.b` -> "self.a.b" (any name the method calls its instance: "self")."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id == "self" and parts:
+        return ".".join(["self", *reversed(parts)])
+    return None
+
+
+def _caller(ext: Extraction) -> Caller:
+    """From the caller of the extracted function (the wrapper, else the call site): what it
+    applies after the function returns, and what its arguments read and call up front."""
+    out = Caller()
+    if ext.call is None:
+        return out
+    statements = list(ext.wrapper.body) if ext.wrapper is not None else [ext.call.statement,
+                                                                           *ext.call.result.follow_up]
+    arguments = [*ext.call.positional, *ext.call.keyword_nodes.values()]
+    inside = {id(n) for a in arguments for n in ast.walk(a)}
+    for stmt in statements:
+        for n in ast.walk(stmt):
+            if id(n) in inside:
+                continue
+            if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                for target in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    for t in ast.walk(target):
+                        chain = self_chain(t) if isinstance(t, ast.Attribute) else None
+                        if chain:
+                            out.applied.add(("set", chain))
+            elif isinstance(n, ast.Call) and n is not ext.call.node and self_chain(n.func):
+                out.applied.add(("call", self_chain(n.func)))
+    for a in arguments:
+        for n in ast.walk(a):
+            chain = self_chain(n) if isinstance(n, ast.Attribute) else None
+            if chain:
+                out.eager.add(chain)
+            if isinstance(n, ast.Call) and self_chain(n.func):
+                out.eager_calls.add(self_chain(n.func))
+    return out

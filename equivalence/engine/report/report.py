@@ -1,0 +1,255 @@
+"""The report of a method check: JSON (the contract other tools read), Markdown for a PR comment,
+and a short terminal summary. Built only from the results; computes nothing itself."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable
+
+from equivalence.engine.judge.compare import CLASSIFIED, NOT_MODELLED, is_divergence
+from equivalence.engine.run.explore import size
+from equivalence.engine.run.observe import Observation
+from equivalence.engine.run.pairs import PairResult, smallest
+from equivalence.engine.judge.static_check import StaticReport, to_markdown
+from equivalence.engine.world.world import describe
+
+EXPLAIN = {
+    "deferred-writes": "the function returns its results and the caller applies them: those writes (and "
+    "calls) come after the function's other effects, in the same order, and not at all when it raises",
+    "eager-read": "the caller reads (or calls) up front, to pass them, instance attributes the old body "
+    "used on some paths only; with such an attribute missing it fails before doing anything",
+    NOT_MODELLED: "the code reached a value the harness only stubs (no input stands for it): not checked",
+    "different-outcome": "one version raises where the other does not, or another exception type",
+    "different-exception-message": "both raise the same exception type with different messages",
+    "different-return": "the versions return different values",
+    "different-writes": "the versions write different attributes or values",
+    "different-calls": "the versions call different functions or with different arguments",
+    "different-logs": "the versions log different records",
+    "different-effect-order": "the same effects in another order",
+    "different-state": "the instance ends in a different state",
+    "changed-module-global": "a module global the moved code reads is bound differently (static check)",
+}
+
+
+def _example(config: dict) -> dict:
+    return {k: describe(o) for k, o in config.items()}
+
+
+@dataclass
+class Render:
+    """How a report shows a configuration and an observation (a preset names its own)."""
+
+    example: Callable[[dict], dict] = _example
+    summary: Callable[[Observation], dict] = Observation.summary
+    explain: dict = field(default_factory=lambda: EXPLAIN)
+    rank: Callable[[dict], tuple] | None = None  # smaller = simpler (default: fewest non-default choices)
+
+
+def overall(verdicts: list[str]) -> str:
+    for verdict in ("divergent", "inconclusive"):
+        if verdict in verdicts:
+            return verdict
+    return "equivalent"
+
+
+def _entry(result: PairResult, kind: str, render: Render) -> dict:
+    diff = result.differences[kind]
+    if render.rank is None:
+        i = smallest(diff, result.domains)
+    else:
+        i = min(range(len(diff.configs)), key=lambda n: (render.rank(diff.configs[n]), n))
+    before, after = diff.observations[i]
+    config = diff.configs[i]
+    options = result.domains.options
+    return {
+        "kind": kind,
+        "count": len(diff.configs),
+        "example": render.example(config),
+        "choices": {k: describe(o) for k, o in config.items() if options[k][0] != o},
+        "size": size(config, options)[0],
+        "before": render.summary(before),
+        "after": render.summary(after),
+        **({"explanation": render.explain[kind]} if kind in render.explain else {}),
+    }
+
+
+def pair_json(result: PairResult, static: StaticReport | str, render: Render = Render(),
+              judge_static: bool = True) -> dict:
+    """`judge_static`: a changed module global is a divergence (not so for a fix's pair, whose
+    code changes on purpose: running judges its delta)."""
+    divergences = [_entry(result, k, render) for k in sorted(result.differences) if is_divergence(k)]
+    classified = [_entry(result, k, render) for k in sorted(result.differences) if k in CLASSIFIED]
+    not_modelled = [_entry(result, k, render) for k in sorted(result.differences) if k == NOT_MODELLED]
+    verdict = result.verdict
+    if judge_static and isinstance(static, StaticReport) and static.divergent:
+        changed = [c.to_json() for c in static.constants if not c.equal]
+        divergences.append({"kind": "changed-module-global", "count": len(changed), "globals": changed,
+                            "explanation": EXPLAIN["changed-module-global"]})
+        verdict = "divergent"
+    return {
+        "before": result.before.label,
+        "after": result.after.label,
+        "shapes": {"before": result.before.ext.shape, "after": result.after.ext.shape},
+        "verdict": verdict,
+        "configs": len(result.configs),
+        "budget_reached": result.budget_reached,
+        "divergences": divergences,
+        "classified": classified,
+        "not_modelled": not_modelled,
+        "coverage": {k: c.to_json() for k, c in result.coverage.items()},
+        "inputs": {k: [describe(o) for o in options] for k, options in result.inputs.items()},
+        "static": static.to_json() if isinstance(static, StaticReport) else {"error": static},
+    }
+
+
+def build(results: list[tuple[PairResult, StaticReport | str]], mutants: dict | None) -> dict:
+    pairs = [pair_json(r, s) for r, s in results]
+    report = {"verdict": overall([p["verdict"] for p in pairs]), "pairs": pairs}
+    if mutants is not None:
+        report["mutants"] = mutants
+    return report
+
+
+def _choices(entry: dict) -> str:
+    shown = entry["choices"] or {}
+    text = ", ".join(f"{k}={v!r}" for k, v in shown.items()) or "every input at its default"
+    defaults = len(entry["example"]) - len(shown)
+    return text + (f" (and {defaults} input(s) at their default)" if shown and defaults else "")
+
+
+def _subjects(report: dict) -> dict[str, str]:
+    """Label -> subject, when the versions are revisions of a git checkout (--git, --commits)."""
+    revisions = report.get("revisions")
+    if not revisions:
+        return {}
+    return {r["short"]: r["subject"] for r in (revisions["base"], *revisions["checked"])}
+
+
+def revision_lines(report: dict, code=str) -> list[str]:
+    """Which revisions were checked, and which commit introduced a divergence (none without
+    --git/--commits); `code` quotes a hash."""
+    revisions = report.get("revisions")
+    if not revisions:
+        return []
+
+    def named(r: dict) -> str:
+        return f"{code(r['short'])} {r['subject']}"
+
+    base, checked = revisions["base"], revisions["checked"]
+    if revisions["mode"] == "commits":
+        lines = [f"Commits {code(revisions['range'])}: {len(checked)}, each against its parent "
+                 f"(first-parent chain, oldest first; the first one's parent is {named(base)})."]
+    else:
+        lines = [f"Revisions {code(revisions['range'])}: {named(base)} against {named(checked[0])}."]
+    by_short = {r["short"]: r for r in checked}
+    if revisions["introduced_by"]:
+        later = [named(by_short[s]) for s in revisions["also_divergent"]]
+        lines.append(f"Divergence introduced by {named(by_short[revisions['introduced_by']])}"
+                     + (f"; also divergent later: {', '.join(later)}" if later else "") + ".")
+    return lines
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def summary_table(report: dict) -> list[str]:
+    """The verdict, the revisions checked (with --git/--commits) and one row per pair: the head
+    of every Markdown report."""
+    out = [f"## Equivalence check: **{report['verdict']}**", ""]
+    for line in revision_lines(report, lambda s: f"`{s}`"):
+        out += [f"**{line}**" if line.startswith("Divergence") else line, ""]
+    subjects = _subjects(report)
+    out.append("| before | after | configs | verdict | classified differences | branch coverage (before / after) |")
+    out.append("|---|---|---|---|---|---|")
+    for p in report["pairs"]:
+        cov = " / ".join(f"{c['hit']}/{c['branches']}" for c in p["coverage"].values()) or "-"
+        cls = ", ".join(f"{c['kind']} ({c['count']})" for c in p["classified"]) or "none"
+        after = f"`{p['after']}` {subjects[p['after']]}" if p["after"] in subjects else p["after"]
+        out.append(f"| {_cell(p['before'])} | {_cell(after)} | {p['configs']} | {p['verdict']} | {cls} | {cov} |")
+    return out
+
+
+def difference_sections(p: dict, example_line: Callable[[dict], str] = _choices) -> list[str]:
+    """A pair's divergences, classified differences and what was not modelled, in Markdown,
+    each kind with its smallest configuration (`example_line(entry)`) and both observations."""
+    out = []
+    for title, entries in (("Divergences", p["divergences"]), ("Classified differences", p["classified"]),
+                           ("Not modelled", p.get("not_modelled", []))):
+        if not entries:
+            continue
+        out += ["", f"### {title}: {p['before']} → {p['after']}"]
+        for d in entries:
+            out.append(f"- **{d['kind']}** in {d['count']} configurations. " + d.get("explanation", ""))
+            for g in d.get("globals", []):
+                out.append(f"  - `{g['name']}`: before `{g['before']}`, after `{g['after']}` {g['detail']}")
+            if d.get("example") is not None:
+                out.append(f"  - smallest: `{example_line(d)}`")
+                out.append(f"  - before: `{json.dumps(d['before'])}`")
+                out.append(f"  - after: `{json.dumps(d['after'])}`")
+    return out
+
+
+def markdown(report: dict) -> str:
+    out = summary_table(report)
+    for p in report["pairs"]:
+        out += difference_sections(p)
+        for side, cov in p["coverage"].items():
+            units = ", ".join(f"{u['unit']} {u['hit']}/{u['branches']}" for u in cov.get("units", []))
+            out.append(f"- {p['before']} → {p['after']}, {side}: branches {cov['hit']}/{cov['branches']}"
+                       + (f" ({units})" if units else "")
+                       + (f"; not hit: {'; '.join(cov['missed'])}" if cov["missed"] else ""))
+        if p["budget_reached"]:
+            out.append(f"- {p['before']} → {p['after']}: stopped at the budget of {p['configs']} configurations")
+        out.append(f"- inputs varied ({len(p['inputs'])}): " + "; ".join(
+            f"`{k}` {', '.join(map(str, v))}" for k, v in p["inputs"].items()))
+        if "residuals" in p["static"]:
+            out += ["", to_markdown(StaticReport.from_json(p["static"])).rstrip()]
+        else:
+            out += ["", f"### Static check: not done ({p['static']['error']})"]
+    if "mutants" in report:
+        m = report["mutants"]
+        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed"]
+        for s in m["survivors"]:
+            out.append(f"- survived: {s['id']} — {s['description']} ({s['reason']})")
+    return "\n".join(out) + "\n"
+
+
+def pair_line(p: dict, report: dict) -> str:
+    cov = " ".join(f"{k} {c['hit']}/{c['branches']}" for k, c in p["coverage"].items())
+    cls = "".join(f" +{c['kind']}:{c['count']}" for c in p["classified"])
+    subject = _subjects(report).get(p["after"])
+    after = f"{p['after']} ({subject})" if subject else p["after"]
+    return f"{p['before']} -> {after}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}"
+
+
+def missed_lines(p: dict) -> list[str]:
+    return [f"  {side}: branches not hit: {'; '.join(c['missed'])}" for side, c in p["coverage"].items() if c["missed"]]
+
+
+def static_lines(p: dict) -> list[str]:
+    """The static check of a pair in one line (or why it was not done)."""
+    static = p.get("static")
+    if not static:
+        return []
+    if "residuals" not in static:
+        return [f"  static check not done: {static['error']}"]
+    return [f"  static: {len(static['map'])} mapped, {len(static['residuals'])} residual difference(s)"
+            + ("; a module global changed" if static["divergent"] else "")]
+
+
+def terminal(report: dict) -> str:
+    lines = revision_lines(report)
+    for p in report["pairs"]:
+        lines.append(pair_line(p, report))
+        for d in p["divergences"] + p["not_modelled"]:
+            lines.append(f"  {d['kind']} x{d['count']}: " + (_choices(d) if "example" in d else
+                                                            ", ".join(g["name"] for g in d.get("globals", []))))
+        lines += missed_lines(p)
+        lines += static_lines(p)
+    if "mutants" in report:
+        m = report["mutants"]
+        lines.append(f"mutants: {m['killed']}/{m['total']} killed" + "".join(f"; survived {s['id']}" for s in m["survivors"]))
+    lines.append(f"verdict: {report['verdict']}")
+    return "\n".join(lines)

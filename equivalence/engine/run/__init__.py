@@ -1,0 +1,1 @@
+"""Run a pair: explore the configurations, observe each version on each, measure branch coverage."""

@@ -1,0 +1,112 @@
+"""Which configurations a pair runs: a deterministic exploration of the keys the runs discover.
+
+It starts from the seeds (all defaults, or a preset's configurations). Each run reports the
+keys both versions read, with the option each took. For every key read at its default whose
+value the code looked into (or that has options beyond a stand-in and None), each other option
+of its domain is tried on top of that run's choices (restricted to the keys it read: a key
+not read cannot matter). When a domain changes (a demand added options, or gave a stand-in key
+a value as default), every configuration that read the key at its default runs again: the
+code then gets further, and its new keys are explored in turn. Configurations run in order of
+their number of explicit choices, so the first divergent configuration found for a kind is one
+of the smallest. Stops when nothing is left to try or after `budget` runs (reported).
+"""
+
+from __future__ import annotations
+
+import collections
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable
+
+from equivalence import progress
+from equivalence.engine.world.world import Domains
+
+
+@dataclass
+class Explored:
+    configs: list[dict] = field(default_factory=list)  # each run: every key read -> the option it took
+    budget_reached: bool = False
+
+
+def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], domains: Domains, seeds: list[dict],
+            budget: int, stop: Callable[[], bool] | None = None) -> Explored:
+    """`run(config, identity)` runs both versions and returns (the configuration as recorded,
+    keys read -> option used, keys looked into); `identity` is a seed's own choices (None for
+    the configurations the exploration adds: their identity is what they read). A seed is a
+    configuration of its own, even where it differs from another only in keys no run reads (a
+    preset's configurations are an exact set); `budget` counts the runs beyond the seeds.
+    `stop()` ends the exploration early when it says so."""
+    order = itertools.count()
+    queue: list = []
+    queued: set[frozenset] = set()
+    done: set[frozenset] = set()
+    contexts: dict[str, list[dict]] = {}  # key -> explicit choices of the runs that read it at its default
+    touched_ever: set[str] = set()
+    out = Explored()
+
+    def push(config: dict, again: bool = False) -> None:
+        frozen = frozenset(config.items())
+        if again or frozen not in queued:
+            queued.add(frozen)
+            heapq.heappush(queue, (len(config), next(order), config, None))
+
+    def expand(context: dict, key: str, used) -> None:
+        for option in domains.options[key]:
+            if option != used:
+                push({**context, key: option})
+
+    def follow(explicit: dict, read: dict, touched: set) -> None:
+        """Queue what this run makes worth trying (see the module docstring)."""
+        newly = {k for k in touched if k not in touched_ever and k in contexts}
+        touched_ever.update(touched)
+        fixed = domains.fixed
+        for key, option in read.items():
+            if key in explicit or key in fixed:
+                continue
+            contexts.setdefault(key, []).append(explicit)
+            if key in touched_ever or len(domains.options[key]) > 2:
+                expand(explicit, key, option)
+        grown = domains.take_grown()
+        if grown or newly:
+            for key in list(dict.fromkeys([*grown, *sorted(newly)])):
+                for context in contexts.get(key, []):
+                    push(context, again=True)
+                    expand(context, key, None)
+
+    def step(config: dict, seed: frozenset | None) -> bool:
+        """Run one configuration; False once the exploration must stop."""
+        recorded, read, touched = run(config, seed)
+        identity = seed or frozenset(read.items())
+        if identity in done:
+            return True
+        done.add(identity)
+        out.configs.append(recorded)
+        shown.total = len(out.configs) + len(pending) + len(queue)  # grows as the runs discover keys
+        shown.update(len(out.configs))
+        if stop is not None and stop():
+            return False
+        # a seed's choices all stand; an added configuration's only where they were read
+        follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched)
+        return True
+
+    pending = collections.deque(seeds)  # in order, before anything the runs add
+    with progress.task("configurations", len(seeds)) as shown:
+        while pending or queue:
+            if len(out.configs) >= len(seeds) + budget:
+                out.budget_reached = True
+                break
+            if pending:
+                config = pending.popleft()
+                if not step(config, frozenset(config.items())):
+                    break
+            elif not step(*heapq.heappop(queue)[2:]):
+                break
+    return out
+
+
+def size(config: dict, options: dict[str, list]) -> tuple[int, int]:
+    """How far a run is from the defaults (by the final domains' `options`): its non-default
+    choices, then how many of those are not plain values (a stand-in, None, absent)."""
+    changed = [option for key, option in config.items() if options.get(key, [option])[0] != option]
+    return len(changed), sum(1 for option in changed if option[0] != "value" or option[1] is None)

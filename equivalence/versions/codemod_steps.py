@@ -1,0 +1,109 @@
+"""Versions made by a codemod: each in a temporary copy of the user's tree (hard links, so that
+copying a release is cheap; changed files are replaced, never written through a link); the
+run's temporary folder, removed whatever happens (also on SIGINT/SIGTERM/SIGHUP)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class CodemodMissing(Exception):
+    """The codemod a flow needs is not importable here."""
+
+
+class CodemodFailed(Exception):
+    """The codemod refused or found nothing to do on the tree (its message, about the user's tree)."""
+
+
+def link_copy(src: Path, dest: Path) -> None:
+    """A copy of the tree `src` at `dest`, by hard links where the file system allows."""
+    def link(a, b):
+        try:
+            os.link(a, b)
+        except OSError:
+            shutil.copy2(a, b)
+
+    shutil.copytree(src, dest, copy_function=link)
+
+
+def apply_in_copy(previous: Path, dest: Path, original: Path, run) -> Path:
+    """Link-copy `previous` to `dest` and write there the changes of `run(dest)` (a codemod plan)."""
+    from codemods.core.errors import CodemodError
+
+    link_copy(previous, dest)
+    try:
+        plan = run(dest)
+    except CodemodError as e:  # name the user's tree, not our temporary copy
+        raise CodemodFailed(str(e).replace(str(dest), str(original))) from None
+    for path, text in plan.changes.items():
+        path = Path(path)
+        path.unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return dest
+
+
+STEPS = (1, 2, 3, 4)
+ONE_SHOT = "codemod output (steps 1-4 in one run)"
+
+
+def step_trees(root: Path, workdir: Path, refactor) -> list[tuple[str, Path]]:
+    """[("original", root), ("step 1", copy), ...]: step k applied to the tree of step k-1;
+    `refactor(tree, steps)` is the codemod's API (returns a plan, writes nothing)."""
+    trees = [("original", root)]
+    for step in STEPS:
+        dest = apply_in_copy(trees[-1][1], workdir / f"step{step}", root,
+                             lambda tree: refactor(tree, range(step, step + 1)))
+        trees.append((f"step {step}", dest))
+    return trees
+
+
+def one_shot_tree(root: Path, workdir: Path, refactor) -> tuple[str, Path]:
+    """The codemod's output as a user gets it: all four steps in one run, in its own copy.
+    (Step by step, a codemod may place things by its split-run rule; in one run, where the
+    method was: the two outputs can differ, and the one-shot output is what gets committed.)"""
+    return ONE_SHOT, apply_in_copy(root, workdir / "one-shot", root, lambda tree: refactor(tree, range(1, 5)))
+
+
+class Interrupted(BaseException):
+    """SIGTERM or SIGHUP, raised like KeyboardInterrupt so that every `finally` runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+@contextmanager
+def temporary_workdir():
+    """A temporary folder removed whatever happens: while it exists SIGTERM/SIGHUP raise
+    `Interrupted` (as SIGINT raises KeyboardInterrupt), and no signal lands between its creation
+    and the `try` nor during its removal (they wait, blocked, and are raised right after)."""
+    signals = {signal.SIGINT, *STOP_SIGNALS}
+    previous = {s: signal.signal(s, _raise_interrupted) for s in STOP_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        path = Path(tempfile.mkdtemp(prefix="equivalence-")).resolve()
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            yield path
+        finally:
+            signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+            shutil.rmtree(path, ignore_errors=True)
+    finally:
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a signal that waited is raised here
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)

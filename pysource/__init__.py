@@ -1,0 +1,8 @@
+"""The source layer both packages read an sglang tree through, by Python's `ast` alone.
+
+`layout` (where the package is, given the PATH a user typed), `checkout` (its files, read once),
+`modules` (dotted names and files), `imports` and `bindings` (what a name stands for),
+`names` (the names code binds and reads), `classes` (a class, its members and bases),
+`extraction` (where a version keeps a method's logic: the shapes an extraction goes through).
+Nothing here imports LibCST, torch, or the codemods and the harness that use it.
+"""

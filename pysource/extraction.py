@@ -1,0 +1,393 @@
+"""Where one version of a tree keeps the logic of `CLASS.METHOD`, found by `ast` alone.
+
+The shapes an extraction goes through (`codemods.extract_method`'s steps, or upstream's by hand):
+- "method":  the original instance method; call sites call `self.METHOD(...)`;
+- "static":  a keyword-only `@staticmethod` in place; call sites `self.Y = self.METHOD(p=...)`;
+- "moved":   no method; call sites call `alias.FUNCTION(...)`, a module-level function of the
+             target module (`from pkg import alias` in the source module);
+- "wrapper": an instance method calling `alias.FUNCTION(...)` (or the imported symbol,
+             `FUNCTION(...)`) and applying its results; call sites call `self.METHOD(...)`.
+Nothing is imported or run. Bad input raises `LocateError`, whose message starts with file:line.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pysource.names import innermost, loaded_names, stored_names, using_bound_locals
+from pysource.modules import Binding, Tree, imports_in, module_level_statements, module_name, source_segment
+
+REEXPORT_DEPTH = 3  # `from .impl import f` in a package's __init__: followed this many times
+
+
+class LocateError(Exception):
+    """The version does not hold the method or its extraction as expected (file:line: why)."""
+
+
+@dataclass
+class ResultUse:
+    """How the statement holding the call applies its result."""
+
+    how: str  # "discard", "assign", "return" or "expression" (used inside a larger expression)
+    targets: list[str] = field(default_factory=list)  # "assign": each target's source, by position
+    target_nodes: list[ast.expr] = field(default_factory=list)
+    unpacked: bool = False  # a tuple result unpacked into `targets`
+    follow_up: list[ast.stmt] = field(default_factory=list)  # later statements using a bound local
+
+
+@dataclass
+class FunctionCall:
+    """The call of the extracted function (or, in the "static" shape, of the static method)."""
+
+    node: ast.Call
+    statement: ast.stmt  # the innermost statement holding it
+    where: str  # "wrapper" or "call site"
+    method: str  # the class method it sits in
+    file_rel: str
+    keywords: dict[str, str]  # keyword -> source of the expression passed
+    keyword_nodes: dict[str, ast.expr]
+    positional: list[ast.expr]
+    result: ResultUse
+    preamble: list[ast.stmt]  # statements before it in its block (locals its arguments may read)
+
+
+@dataclass
+class CallSite:
+    """A use of the method (or of the extracted function) elsewhere in the class."""
+
+    method: str  # the enclosing method
+    statements: list[ast.stmt]  # the innermost statement calling, plus those using a local it bound
+    call: ast.Call
+    calls: str  # "method" (self.METHOD(...)) or "function" (alias.FUNCTION(...))
+    free_names: list[str]  # locals of the enclosing method the statements read (self excluded)
+
+    @property
+    def line(self) -> int:
+        return self.statements[0].lineno
+
+
+@dataclass
+class Extraction:
+    tree: Tree
+    source_rel: str
+    class_name: str
+    method_name: str
+    function_name: str
+    class_node: ast.ClassDef
+    method: ast.FunctionDef | None
+    method_kind: str | None  # "instance", "static", "class"
+    wrapper: ast.FunctionDef | None  # the method, when it calls the extracted function
+    alias: str | None  # the name the source module calls the function through
+    target_module: str | None
+    target_rel: str | None
+    function: ast.FunctionDef | None  # the module-level function in the target
+    call_sites: list[CallSite]
+    call: FunctionCall | None
+    function_name_inferred: bool = False  # no --name given: the wrapper's only keyword-only call
+
+    @property
+    def shape(self) -> str:
+        if self.function is None:
+            return "static" if self.method_kind == "static" else "method"
+        return "wrapper" if self.wrapper is not None else "moved"
+
+    @property
+    def core(self) -> tuple[ast.FunctionDef, str]:
+        """The function holding the logic and its file: the moved function, else the method."""
+        if self.function is not None:
+            return self.function, self.target_rel
+        return self.method, self.source_rel
+
+    def text(self, rel: str) -> str:
+        return self.tree.text(rel)
+
+
+def locate(root: Path, source_rel: str, class_name: str, method_name: str,
+           function_name: str | None = None, overrides: dict[str, str] | None = None) -> Extraction:
+    """Find CLASS.METHOD's logic in the tree at `root` (which holds the top-level package);
+    `overrides` maps a file (relative to root) to the text to use instead of the file's."""
+    tree = Tree(root, overrides)
+    if not tree.exists(source_rel):
+        raise LocateError(f"{tree.path(source_rel)}: no such file")
+    module = _parse(tree, source_rel)
+    cls = _one(_class_defs(module, class_name), tree.path(source_rel), f"class {class_name}")
+    if cls is None:
+        raise LocateError(f"{tree.path(source_rel)}: no class {class_name} at module level")
+    method = _one([n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and n.name == method_name], tree.path(source_rel), f"{class_name}.{method_name}")
+    kind = _method_kind(method) if method is not None else None
+    finder = _CallFinder(tree, source_rel, module, cls)
+    name, inferred = function_name or method_name, False
+    calls = finder.function_calls(name)
+    if not calls and function_name is None and kind == "instance":
+        name, calls = finder.infer_function(method)
+        inferred = bool(calls)
+    target = finder.single_target(calls, name)
+    if method is None and target is None:
+        raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} "
+                          f"and no call of an extracted {name}(...)")
+    ext = Extraction(tree, source_rel, class_name, method_name, name, cls, method, kind,
+                     wrapper=None, alias=None, target_module=None, target_rel=None, function=None,
+                     call_sites=[], call=None, function_name_inferred=inferred)
+    if target is not None and kind != "static":
+        ext.target_module, ext.alias = target
+        ext.target_rel, ext.function = _find_function(tree, ext.target_module, name, calls[0])
+        in_method = [c for c in calls if method is not None and c.method == method_name]
+        ext.wrapper = method if in_method else None
+    ext.call_sites = finder.call_sites(method_name, name if ext.function is not None else None)
+    ext.call = _the_call(ext, calls)
+    return ext
+
+
+def _parse(tree: Tree, rel: str) -> ast.Module:
+    try:
+        return tree.parse(rel)
+    except SyntaxError as e:
+        raise LocateError(f"{tree.path(rel)}:{e.lineno}: syntax error: {e.msg}") from None
+    except OSError as e:
+        raise LocateError(f"{tree.path(rel)}: cannot read the file ({e.strerror})") from None
+
+
+def _class_defs(module: ast.Module, name: str) -> list[ast.ClassDef]:
+    return [n for n in module_level_statements(module.body) if isinstance(n, ast.ClassDef) and n.name == name]
+
+
+def _one(nodes: list, path: str, what: str):
+    if len(nodes) > 1:
+        lines = ", ".join(str(n.lineno) for n in nodes)
+        raise LocateError(f"{path}:{nodes[1].lineno}: {what} is defined {len(nodes)} times (lines {lines})")
+    return nodes[0] if nodes else None
+
+
+def _method_kind(fn: ast.FunctionDef) -> str:
+    names = {d.id for d in fn.decorator_list if isinstance(d, ast.Name)}
+    return "static" if "staticmethod" in names else "class" if "classmethod" in names else "instance"
+
+
+def _find_function(tree: Tree, dotted: str, name: str, call: "_Found") -> tuple[str, ast.FunctionDef]:
+    """The module-level def `name` of module `dotted`, following re-exports (`from .x import name`)."""
+    for _ in range(REEXPORT_DEPTH + 1):
+        rel = tree.module_file(dotted)
+        module = _parse(tree, rel)
+        statements = list(module_level_statements(module.body))
+        defs = [s for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
+        found = _one(defs, tree.path(rel), f"function {name}")
+        if found is not None:
+            return rel, found
+        binding = imports_in(statements, rel).get(name)
+        if binding is None or binding.from_module is None or tree.module_file(binding.from_module) is None:
+            break
+        dotted, name = binding.from_module, binding.qualname.rpartition(".")[2]
+    raise LocateError(f"{tree.path(rel)}: no module-level function {name} "
+                      f"(called at {call.where})")
+
+
+def _the_call(ext: Extraction, calls: list["_Found"]) -> FunctionCall | None:
+    """The call the substitution map comes from: the wrapper's, else the first call site's."""
+    if ext.shape == "method":
+        return None
+    if ext.shape == "static":
+        sites = [s for s in ext.call_sites if s.calls == "method"]
+        found = [_Found(s.call, s.method, None, "") for s in sites]
+        where = "call site"
+    else:
+        found = calls
+        where = "wrapper" if ext.wrapper is not None else "call site"
+        if ext.wrapper is not None:
+            found = [c for c in calls if c.method == ext.method_name]
+    if not found:
+        return None
+    first = found[0]
+    fn = next(n for n in ext.class_node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and n.name == first.method)
+    block, index = next(innermost(fn.body, lambda n: n is first.node))
+    statement = block[index]
+    keywords = {k.arg: k.value for k in first.node.keywords if k.arg is not None}
+    text = ext.text(ext.source_rel)
+    return FunctionCall(
+        node=first.node, statement=statement, where=where, method=first.method, file_rel=ext.source_rel,
+        keywords={k: source_segment(text, v) for k, v in keywords.items()}, keyword_nodes=keywords,
+        positional=list(first.node.args), result=_result_use(statement, first.node, block[index + 1:]),
+        preamble=block[:index],
+    )
+
+
+def _result_use(statement: ast.stmt, call: ast.Call, after: list[ast.stmt]) -> ResultUse:
+    follow_up = using_bound_locals(statement, after)
+    if isinstance(statement, ast.Expr) and statement.value is call:
+        return ResultUse("discard", follow_up=follow_up)
+    if isinstance(statement, ast.Return) and statement.value is call:
+        return ResultUse("return", follow_up=follow_up)
+    target = None
+    if isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1:
+        target = statement.targets[0]
+    elif isinstance(statement, ast.AnnAssign) and statement.value is call:
+        target = statement.target
+    if target is None:
+        return ResultUse("expression", follow_up=follow_up)
+    unpacked = isinstance(target, (ast.Tuple, ast.List))
+    nodes = list(target.elts) if unpacked else [target]
+    return ResultUse("assign", [ast.unparse(n) for n in nodes], nodes, unpacked, follow_up)
+
+
+@dataclass
+class _Found:
+    node: ast.Call
+    method: str  # the class method holding the call
+    target: tuple[str, str] | None  # (module, alias) the callee resolves to
+    where: str  # file:line
+
+
+class _CallFinder:
+    """Calls in the class's methods, with their callees resolved through the source's imports."""
+
+    def __init__(self, tree: Tree, rel: str, module: ast.Module, cls: ast.ClassDef):
+        self.tree, self.rel, self.cls = tree, rel, cls
+        statements = list(module_level_statements(module.body))
+        self.imports = imports_in(statements, rel)
+        self.module_names = {t.id for s in statements for t in ast.walk(s)
+                             if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+        self.module_names |= {s.name for s in statements if isinstance(s, (ast.FunctionDef, ast.ClassDef))}
+        self.module_defs = {s.name for s in statements if isinstance(s, ast.FunctionDef)}
+        self.methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+    def _imports(self, fn: ast.FunctionDef) -> dict[str, Binding]:
+        local = [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        return {**self.imports, **imports_in(local, self.rel)}
+
+    def _resolve(self, func: ast.expr, imports: dict[str, Binding]) -> tuple[str, str] | None | str:
+        """(module, alias) when the callee is a function of a module of this tree; None when it is
+        no module's function (a method, a builtin, another package's function); "unbound" when the
+        name it is reached through would fail to import (bound nowhere, or its module is missing)."""
+        if isinstance(func, ast.Name):
+            binding = imports.get(func.id)
+            if binding is None:
+                return (module_name(self.rel), func.id) if func.id in self.module_defs else None
+            return self._symbol(binding)
+        chain, value = [], func.value if isinstance(func, ast.Attribute) else None
+        while isinstance(value, ast.Attribute):
+            chain.append(value.attr)
+            value = value.value
+        if not isinstance(value, ast.Name) or value.id == "self":
+            return None
+        binding = imports.get(value.id)
+        if binding is None:
+            return None if value.id in self.module_names or hasattr(builtins, value.id) else "unbound"
+        if not self.tree.module_file(binding.qualname) and binding.from_module is not None:
+            return "unbound" if self._symbol(binding) == "unbound" else None  # an attribute of an object
+        dotted = ".".join([binding.qualname, *reversed(chain)])
+        if self.tree.module_file(dotted):
+            return dotted, ast.unparse(func.value)
+        return "unbound" if self._ours(binding.qualname) and not self.tree.module_file(binding.qualname) else None
+
+    def _symbol(self, binding: Binding) -> tuple[str, str] | None | str:
+        """`from m import X` (X no module): (m, local name) when m is a module of this tree binding X."""
+        m = binding.from_module
+        if m is None or self.tree.module_file(binding.qualname):
+            return None
+        if not self.tree.module_file(m):
+            return "unbound" if self._ours(m) else None
+        return (m, binding.name) if binding.qualname.rpartition(".")[2] in self.tree.bound_names(self.tree.module_file(m)) else "unbound"
+
+    def _ours(self, dotted: str) -> bool:
+        return dotted.split(".")[0] == module_name(self.rel).split(".")[0]
+
+    def function_calls(self, name: str) -> list[_Found]:
+        """Calls of a module-level function `name`, through an alias or the imported symbol."""
+        out = []
+        for fn in self.methods:
+            imports = self._imports(fn)
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call) or _callee_name(node, imports) != name:
+                    continue
+                target = self._resolve(node.func, imports)
+                where = f"{self.tree.path(self.rel)}:{node.lineno}"
+                if target == "unbound":
+                    root = ast.unparse(node.func).split(".")[0]
+                    raise LocateError(f"{where}: {ast.unparse(node.func)}(...): {root} is not a module of "
+                                      f"this tree (no import of it resolves to a file under {self.tree.root})")
+                if target is not None:
+                    out.append(_Found(node, fn.name, target, where))
+        return out
+
+    def infer_function(self, method: ast.FunctionDef) -> tuple[str, list[_Found]]:
+        """No function name given and none called by the method's name: the method's only call of a
+        keyword-only module-level function of another module, passed keywords only."""
+        imports = self._imports(method)
+        found = []
+        for node in ast.walk(method):
+            if not isinstance(node, ast.Call) or node.args or not node.keywords:
+                continue
+            target = self._resolve(node.func, imports)
+            name = _callee_name(node, imports)
+            if isinstance(target, tuple) and target[0] != module_name(self.rel) and name:
+                fn = self._keyword_only_def(target[0], name)
+                if fn is not None:
+                    found.append((name, _Found(node, method.name, target, f"{self.tree.path(self.rel)}:{node.lineno}")))
+        if len(found) != 1:
+            return method.name, []
+        return found[0][0], [found[0][1]]
+
+    def _keyword_only_def(self, dotted: str, name: str) -> ast.FunctionDef | None:
+        rel = self.tree.module_file(dotted)
+        module = _parse(self.tree, rel)
+        fn = next((s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
+        args = fn.args if fn else None
+        return fn if args and not args.posonlyargs and not args.args and args.kwonlyargs else None
+
+    def single_target(self, calls: list[_Found], name: str) -> tuple[str, str] | None:
+        targets = {c.target[0]: c for c in calls}
+        if len(targets) > 1:
+            a, b = list(targets.values())[:2]
+            raise LocateError(f"{b.where}: {name} is called from two modules: {a.target[0]} ({a.where}) "
+                              f"and {b.target[0]} ({b.where})")
+        return calls[0].target if calls else None
+
+    def call_sites(self, method_name: str, function_name: str | None) -> list[CallSite]:
+        out = []
+        for fn in self.methods:
+            if fn.name == method_name:
+                continue
+            self_name = fn.args.args[0].arg if fn.args.args else "self"
+            imports = self._imports(fn)
+
+            def kind(node):
+                if not isinstance(node, ast.Call):
+                    return None
+                f = node.func
+                if isinstance(f, ast.Attribute) and f.attr == method_name and isinstance(f.value, ast.Name) \
+                        and f.value.id == self_name:
+                    return "method"
+                if function_name and _callee_name(node, imports) == function_name \
+                        and isinstance(self._resolve(f, imports), tuple):
+                    return "function"
+                return None
+
+            for block, i in innermost(fn.body, kind):
+                statements = [block[i], *using_bound_locals(block[i], block[i + 1:])]
+                call = next(n for n in ast.walk(block[i]) if kind(n))
+                out.append(CallSite(fn.name, statements, call, kind(call), _free_names(fn, statements, self_name)))
+        return out
+
+
+def _callee_name(call: ast.Call, imports: dict[str, Binding]) -> str | None:
+    """The name of the function a call calls: `a.f(...)` -> f; `g(...)` with `from m import f as g` -> f."""
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    if isinstance(call.func, ast.Name):
+        binding = imports.get(call.func.id)
+        return binding.qualname.rpartition(".")[2] if binding else call.func.id
+    return None
+
+
+def _free_names(fn: ast.FunctionDef, statements: list[ast.stmt], self_name: str) -> list[str]:
+    """Locals of `fn` (parameters, names it binds) that `statements` read without binding them."""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a}
+    local = params | stored_names(fn)
+    read = set().union(*(loaded_names(s) for s in statements))
+    bound = set().union(*(stored_names(s) for s in statements))
+    return sorted((read & local) - bound - {self_name})
