@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from equivalence.engine.report.pr_comment import fit
+from pysource.parsing import Parses
 from equivalence.versions.codemod_steps import CodemodFailed, CodemodMissing, Interrupted, temporary_workdir
 from equivalence.versions.revisions import RevisionError
 
@@ -259,7 +260,7 @@ def main(argv=None) -> int:
     from equivalence.presets.kv_dtype.subject import KV_PATH, RUNNER_PATH
 
     try:
-        with temporary_workdir() as work:
+        with temporary_workdir() as work, Parses():  # each text parsed once in the run
             if args.range:
                 # the preset loads two files (the rest is stubbed); --method finds its class by scanning the package
                 checker = Checker(None if args.method else (RUNNER_PATH, KV_PATH),

@@ -9,11 +9,14 @@ parsed only when it mentions what is looked for.
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional
+
+from pysource import parsing
 
 
 SKIPPED_FOLDERS = {"__pycache__", "site-packages", "node_modules"}
@@ -51,6 +54,10 @@ class Checkout:
 
     def text(self, path: Path) -> str:
         return self.data(path).decode("utf-8", errors="replace")
+
+    def tree(self, path: Path) -> ast.Module:
+        """The file's `ast`, parsed once per run (`SyntaxError`, `ValueError` as `ast.parse` raises them)."""
+        return parsing.parse(self.text(path), str(path))
 
     def select(self, test: Callable[[bytes], bool]) -> Iterator[Path]:
         """The files whose bytes pass `test` (each file is read once per checkout)."""

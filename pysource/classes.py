@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
+from pysource.parsing import parse
+
 PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
-
-
-@lru_cache(maxsize=16)
-def python_ast(text: str) -> ast.Module:
-    """`ast.parse(text)`, parsed once per text (several steps ask for the same module)."""
-    return ast.parse(text)
 
 
 @dataclass
@@ -55,7 +50,7 @@ def _collect(text: str, class_name: str, root: Path, module: str, out: list, see
     if (module, class_name) in seen or len(seen) > 20:
         return
     seen.add((module, class_name))
-    tree = python_ast(text)
+    tree = parse(text)
     found = [s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name]
     if not found:
         return

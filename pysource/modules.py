@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pysource import parsing
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -134,7 +136,7 @@ class Tree:
 
     def parse(self, rel: str) -> ast.Module:
         if rel not in self._parsed:
-            self._parsed[rel] = ast.parse(self.text(rel), self.path(rel))
+            self._parsed[rel] = parsing.parse(self.text(rel), self.path(rel))
         return self._parsed[rel]
 
     def module_file(self, dotted: str) -> str | None:

@@ -128,7 +128,7 @@ class ImportGraph:
         if path is None:
             return out
         try:
-            tree = ast.parse(self.checkout.data(path))
+            tree = self.checkout.tree(path)
         except (SyntaxError, ValueError):
             return out
         package = self.checkout.package_of(path)

@@ -45,7 +45,7 @@ class ParsedFiles:
     def get(self, path: Path) -> Optional[Parsed]:
         if path not in self._parsed:
             try:
-                tree = ast.parse(self.checkout.data(path))
+                tree = self.checkout.tree(path)
             except (SyntaxError, ValueError):
                 self._parsed[path] = None
             else:

@@ -25,6 +25,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
+from pysource import parsing
 from pysource.checkout import Checkout
 from codemods.core.errors import Conflicts, Location
 from pysource.imports import PATCHERS, FileNames, absolute_module, callee_name, nodes
@@ -86,7 +87,7 @@ def plan_references(checkout: Checkout, move: Move, style: Style, skip: Iterable
             continue
         try:
             text = checkout.data(path).decode("utf-8")
-            tree = ast.parse(text)
+            tree = parsing.parse(text, str(path))
         except (UnicodeDecodeError, SyntaxError, ValueError) as exc:
             line = getattr(exc, "lineno", None) or 1
             conflicts.append(Location(path, line, f"cannot parse the file ({exc.__class__.__name__}), so its "

@@ -4,8 +4,8 @@ Before planning (`prepare`): finish or roll back a run a kill interrupted (the w
 journal), refuse `--dry-run` while a journal is there, check `--commit`'s repository. After
 (`apply_plan`): status lines on stderr, then the diff alone on stdout (`--dry-run`), one
 commit per step (`--commit`; a failure says which steps are committed and which are not), or
-an all-or-nothing write. `parse_steps` reads `--steps A-B`; `add_output_options` adds the
-options that choose among them.
+an all-or-nothing write. `add_output_options` adds the options that choose among them (a kind's
+`core.steps.Steps.parse` reads `--steps A-B`).
 """
 
 from __future__ import annotations
@@ -30,17 +30,6 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
                    help="one git commit per step (refused outside a git repository or on a dirty tree)")
     p.add_argument("--no-format", action="store_true",
                    help="do not format touched code with black + isort (the tree's own settings, else sglang's)")
-
-
-def parse_steps(text: str) -> range:
-    try:
-        a, _, b = text.partition("-")
-        start, stop = int(a), int(b or a)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected A-B such as 1-4, got {text!r}") from None
-    if not 1 <= start <= stop <= 4:
-        raise argparse.ArgumentTypeError(f"steps must lie within 1-4 with A <= B, got {text!r}")
-    return range(start, stop + 1)
 
 
 class WriteFailed(BadInput):

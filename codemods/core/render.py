@@ -20,7 +20,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.syntax.nodes import statement_lines
-from pysource.classes import python_ast
+from pysource.parsing import parse as python_ast
 
 
 @dataclass

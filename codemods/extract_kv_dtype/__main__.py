@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from codemods.extract_kv_dtype import RECIPE, refactor
-from codemods.extract_method.pipeline import locate
+from codemods.core.context import Context
+from codemods.extract_method.presets.kv_dtype import RECIPE, STEPS, plan
 from codemods.extract_method.presets.kv_dtype.fixes import FIXES, FIXES_HELP
 from codemods.core.output import run_command
-from codemods.core.command import add_output_options, apply_plan, parse_steps, prepare
+from codemods.core.command import add_output_options, apply_plan, prepare
 
 EPILOG = """\
 steps (sglang PR #31147):
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG + FIXES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, metavar="PATH",
                    help="a git checkout of sglang (holding python/sglang) or any folder holding the sglang package")
-    p.add_argument("--steps", type=parse_steps, default=None, metavar="A-B",
+    p.add_argument("--steps", type=STEPS.parse, default=None, metavar="A-B",
                    help="contiguous range of steps to run (default 1-4); must start right after the "
                         "steps the tree already has, e.g. 3-4 on a tree where 1-2 are done; with "
                         "--fix the default is the steps the tree lacks (none on a refactored tree)")
@@ -64,9 +64,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    prepare(args, locate(args.path, RECIPE))
-    steps = args.steps or (None if args.fix else range(1, 5))
-    return apply_plan(args, refactor(args.path, steps, format=not args.no_format, fixes=args.fix))
+    ctx = Context.open(args.path, RECIPE.source_file, format=not args.no_format)
+    prepare(args, ctx.root)  # an interrupted run is finished before anything is read
+    with ctx:
+        return apply_plan(args, plan(ctx, args.steps or (None if args.fix else STEPS.all), args.fix))
 
 
 if __name__ == "__main__":

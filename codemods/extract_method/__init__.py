@@ -17,6 +17,7 @@ Python API (stable; the equivalence harness calls it)::
     plan.messages  # what was found and done, one line each
     plan.steps     # [StepResult(number, subject, changes)] one per step, for commits
     write_plan(plan)  # all-or-nothing
+    STEPS  # the kind's steps (`core.steps.Steps`): len(STEPS) == 4
 
 `path` is a git checkout (with python/<package>) or any folder holding the package. `steps`
 is a contiguous range that must start right after the steps the tree already has (None: the
@@ -30,18 +31,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from codemods.extract_method.spec import MethodSpec, checkout_for, recipe_for
-from pysource.checkout import Checkout
+from codemods.core.context import Context, located
 from codemods.core.errors import AlreadyApplied, BadInput, CodemodError, NoSuchMethod, Refusal
-from codemods.core.formatting import find_style
-from codemods.extract_method.steps.make_static import Static
 from codemods.core.plan import Plan, StepResult
-from codemods.extract_method.pipeline import locate, missing_steps, run
-from codemods.extract_method.recipe import Recipe
 from codemods.core.writer import write_files
+from codemods.extract_method.pipeline import STEPS, missing_steps, run
+from codemods.extract_method.recipe import Recipe
+from codemods.extract_method.spec import MethodSpec, context_for, recipe_for
+from codemods.extract_method.steps.make_static import Static
 
 __all__ = ["MethodSpec", "refactor", "write_plan", "Plan", "StepResult", "CodemodError", "BadInput", "Refusal",
-           "NoSuchMethod", "AlreadyApplied"]
+           "NoSuchMethod", "AlreadyApplied", "STEPS"]
 
 
 def describe(static: Optional[Static]) -> str:
@@ -57,22 +57,17 @@ def describe(static: Optional[Static]) -> str:
     return f"parameters from self: {params}{own}; {out}"
 
 
-def refactor(path: Path, spec: MethodSpec, steps: Optional[range] = range(1, 5), *, format: bool = True) -> Plan:
+def refactor(path: Path, spec: MethodSpec, steps: Optional[range] = STEPS.all, *, format: bool = True) -> Plan:
     """Compute the steps `steps` of extracting `spec`'s method; nothing is written."""
-    checkout = checkout_for(Path(path), spec)
-    return refactor_recipe(Path(path), recipe_for(Path(path), spec, checkout), steps, format=format,
-                           checkout=checkout)
+    with context_for(path, spec, format=format) as ctx:
+        return plan(ctx, recipe_for(ctx, spec), steps)
 
 
-def refactor_recipe(path: Path, recipe: Recipe, steps: Optional[range] = range(1, 5), *, format: bool = True,
-                    checkout: Optional[Checkout] = None) -> Plan:
-    """`refactor` for a recipe already made from a `MethodSpec` (`spec.recipe_for`)."""
-    if steps is None:
-        steps = missing_steps(path, recipe)
-    if not (len(steps) and steps.step == 1 and 1 <= steps.start and steps.stop <= 5):
-        raise BadInput(f"steps must be a contiguous range within 1-4, got {steps}")
-    style = find_style(locate(path, recipe), enabled=format)
-    return run(path, recipe, steps, style, lambda code, static: describe(static), checkout)
+def plan(ctx: Context, recipe: Recipe, steps: Optional[range] = STEPS.all) -> Plan:
+    """The plan of `steps` (None: those the tree lacks) of `recipe` in the run `ctx`."""
+    located(ctx.path, recipe.source_file)  # --source names a file of the tree
+    steps = missing_steps(ctx, recipe) if steps is None else STEPS.check(steps)
+    return run(ctx, recipe, steps, lambda code, static: describe(static))
 
 
 def write_plan(plan: Plan) -> None:

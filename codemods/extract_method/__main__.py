@@ -6,11 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from codemods.extract_method import MethodSpec, refactor_recipe
-from codemods.extract_method.pipeline import locate
-from codemods.extract_method.spec import checkout_for, parse_narrow, recipe_for
+from codemods.extract_method import STEPS, MethodSpec, plan
+from codemods.extract_method.spec import context_for, parse_narrow, recipe_for
 from codemods.core.output import run_command
-from codemods.core.command import add_output_options, apply_plan, parse_steps, prepare
+from codemods.core.command import add_output_options, apply_plan, prepare
 from codemods.core.errors import BadInput
 
 EPILOG = """\
@@ -121,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="FILE",
                    help="the file defining CLASS, relative to the folder holding the package "
                         "(default: the one file that does)")
-    p.add_argument("--steps", type=parse_steps, default=range(1, 5), metavar="A-B",
+    p.add_argument("--steps", type=STEPS.parse, default=STEPS.all, metavar="A-B",
                    help="contiguous range of steps to run (default 1-4); must start right after the "
                         "steps the tree already has, e.g. 3-4 on a tree where 1-2 are done")
     add_output_options(p)
@@ -138,11 +137,10 @@ def _run(args) -> int:
     spec = MethodSpec(class_name=cls, method_name=method, target_module=args.target, function_name=args.name,
                       renames=dict(args.rename), narrows=tuple(args.narrow), pass_self=args.pass_self,
                       moved_globals=tuple(args.move_global), source_file=args.source)
-    checkout = checkout_for(args.path, spec)
-    recipe = recipe_for(args.path, spec, checkout)
-    prepare(args, locate(args.path, recipe))
-    plan = refactor_recipe(args.path, recipe, args.steps, format=not args.no_format, checkout=checkout)
-    return apply_plan(args, plan)
+    ctx = context_for(args.path, spec, format=not args.no_format)
+    prepare(args, ctx.root)  # an interrupted run is finished before anything is read
+    with ctx:
+        return apply_plan(args, plan(ctx, recipe_for(ctx, spec), args.steps))
 
 
 if __name__ == "__main__":

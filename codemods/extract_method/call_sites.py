@@ -18,7 +18,7 @@ from typing import Callable, Optional, Union
 
 import libcst as cst
 
-from pysource.classes import python_ast
+from pysource.parsing import parse as python_ast
 from codemods.syntax.nodes import dotted, statement_lines
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_statement

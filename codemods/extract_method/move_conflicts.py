@@ -14,6 +14,7 @@ import ast
 from pathlib import Path
 from typing import Optional
 
+from pysource import parsing
 from pysource.checkout import Checkout
 from codemods.syntax.nodes import binding_line
 from codemods.core.errors import Conflicts, Location, Refusal
@@ -51,7 +52,7 @@ def module_imports(text: Optional[str], module: str, package: str, checkout: Che
         return set()
     modules = checkout.modules()
     edges = set()
-    for node in ast.parse(text).body:
+    for node in parsing.parse(text).body:
         if isinstance(node, ast.Import):
             edges |= {(module, a.name) for a in node.names}
         elif isinstance(node, ast.ImportFrom):

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
+from codemods.core.context import Context
 from pysource.checkout import Checkout
 from codemods.core.errors import BadInput
 from codemods.extract_method.recipe import Narrow, Recipe
-from codemods.extract_method.pipeline import located
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
@@ -58,11 +58,6 @@ def _check(spec: MethodSpec) -> None:
         raise BadInput("--rename names inferred parameters; with --pass-self there are none")
 
 
-def package_root(path: Path, package: str) -> Path:
-    """The folder holding `package`, by the codemods' one PATH rule (`pysource.layout.find_root`)."""
-    return located(path, f"{package}/__init__.py").root
-
-
 def find_class(checkout: Checkout, class_name: str) -> str:
     """The one file of the package defining `class class_name` at top level (relative to the
     folder holding the package)."""
@@ -78,18 +73,17 @@ def find_class(checkout: Checkout, class_name: str) -> str:
     return found[0]
 
 
-def checkout_for(path: Path, spec: MethodSpec) -> Checkout:
-    """The checkout PATH belongs to (its files are read once, for every search of the run)."""
-    package = spec.target_module.split(".")[0]
-    return Checkout.find(Path(path), package_root(Path(path), package), package)
+def context_for(path: Path, spec: MethodSpec, *, format: bool = True) -> Context:
+    """The run on PATH, which must hold the target's package (`pysource.layout`'s one PATH rule)."""
+    return Context.open(Path(path), f"{spec.target_module.split('.')[0]}/__init__.py", format=format)
 
 
-def recipe_for(path: Path, spec: MethodSpec, checkout: Optional[Checkout] = None) -> Recipe:
-    """The engine's recipe for `spec`; `checkout`: PATH's (for finding the class)."""
+def recipe_for(ctx: Context, spec: MethodSpec) -> Recipe:
+    """The engine's recipe for `spec`, the class found in `ctx`'s checkout unless `--source` names it."""
     _check(spec)
     source = spec.source_file
     if source is None:
-        source = find_class(checkout or checkout_for(path, spec), spec.class_name)
+        source = find_class(ctx.checkout, spec.class_name)
     source = Path(source).as_posix()
     if source[:-3].replace("/", ".") == spec.target_module:
         raise BadInput(f"TARGET.MODULE {spec.target_module} is the module the class is in")

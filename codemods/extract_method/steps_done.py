@@ -22,6 +22,7 @@ from codemods.core.errors import BadInput, Refusal
 from codemods.core.formatting import Style
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.steps.tidy import tidy_source
+from codemods.syntax.nodes import parse_text
 
 NOT_FOUND = -1
 
@@ -67,7 +68,7 @@ def _step_4_pending(module: cst.Module, target_text: str, recipe: Recipe) -> boo
     if recipe.narrows:
         return _takes(target_text, recipe)
     try:
-        target = cst.parse_module(target_text)
+        target = parse_text(target_text)
     except cst.ParserSyntaxError:
         return False
     return bool(tidy_source(module, target, recipe.function, Style(enabled=False), globals_=recipe.tidy_globals)[1])
@@ -76,7 +77,7 @@ def _step_4_pending(module: cst.Module, target_text: str, recipe: Recipe) -> boo
 def _takes(target_text: str, recipe: Recipe) -> bool:
     """Whether the moved function still takes a parameter step 4 narrows."""
     try:
-        module = cst.parse_module(target_text)
+        module = parse_text(target_text)
     except cst.ParserSyntaxError:
         return False
     narrowed = {n.param for n in recipe.narrows}

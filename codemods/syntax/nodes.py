@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
@@ -13,6 +12,7 @@ import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods.core.errors import BadInput, Refusal
+from pysource import parsing
 
 
 def parse(path: Path, text: str) -> cst.Module:
@@ -22,9 +22,9 @@ def parse(path: Path, text: str) -> cst.Module:
         raise BadInput(f"syntax error: {exc.message}", path, exc.raw_line) from None
 
 
-@lru_cache(maxsize=8)  # a module's text is parsed once per run (nodes are immutable: safe to share)
 def parse_text(text: str) -> cst.Module:
-    return cst.parse_module(text)
+    """`libcst.parse_module(text)`, once per text in a run (`pysource.parsing`)."""
+    return parsing.once("libcst", text, cst.parse_module)
 
 
 def dotted(node: cst.CSTNode) -> Optional[str]:

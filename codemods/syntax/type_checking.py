@@ -15,6 +15,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from pysource import parsing
 from codemods.core.formatting import Style, format_import
 from codemods.syntax.import_placement import add_import, from_import
 from codemods.syntax.import_statements import bound_name, drop_aliases, index_bindings, is_import_line
@@ -108,7 +109,7 @@ def drop_imports(module: cst.Module, names: set[str], style: Style) -> cst.Modul
         body.append(s)
     module = module.with_changes(body=body)
     if emptied and not any(isinstance(n, ast.Name) and n.id == "TYPE_CHECKING" for n in ast.walk(
-            ast.parse(module.code))):
+            parsing.parse(module.code))):
         module = drop_imports(module, {"TYPE_CHECKING"}, style)
     return module
 

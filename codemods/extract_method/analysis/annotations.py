@@ -34,6 +34,7 @@ from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.analysis.rewrites import Param
 from codemods.extract_method.steps.target_module import same_import
 from codemods.syntax.type_checking import type_checking_imports
+from pysource import parsing
 
 
 def is_lazy(module: cst.Module) -> bool:
@@ -174,7 +175,7 @@ class Annotator:
         """Whether every name `annotation` spells resolves in the class's module where step 1
         writes it and can be imported into the target without a new import cycle."""
         try:
-            tree = ast.parse(annotation, mode="eval")
+            tree = parsing.expression(annotation)
         except SyntaxError:
             return False
         if any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(tree)):

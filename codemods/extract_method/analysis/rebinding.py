@@ -14,7 +14,7 @@ import ast
 import re
 from typing import Iterable
 
-from pysource.classes import python_ast
+from pysource.parsing import parse as python_ast
 
 MUTATORS = {"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert", "remove",
             "add", "discard", "sort", "reverse", "__setitem__", "__delitem__", "__setattr__"}

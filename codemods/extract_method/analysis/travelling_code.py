@@ -11,6 +11,7 @@ from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
+from pysource import parsing
 from codemods.core.errors import Refusal
 from codemods.syntax.import_placement import from_import
 from codemods.syntax.import_statements import Binding, imported_module, index_bindings, restricted_import
@@ -126,7 +127,7 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
 
 def _definition_line(text: str, name: str) -> int:
     """The line of the module-level `def`/`class` binding `name` (its first, if several)."""
-    return next(n.lineno for n in ast.parse(text).body
+    return next(n.lineno for n in parsing.parse(text).body
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name)
 
 

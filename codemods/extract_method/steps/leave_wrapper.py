@@ -45,6 +45,8 @@ from codemods.extract_method.steps.move_function import Hole
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.signature import kwarg
 from codemods.extract_method.steps.wrapper_from_tree import static_from_tree
+from codemods.core.steps import Step
+from codemods.extract_method.run import ExtractionRun
 
 
 def _member_name(s: cst.CSTNode) -> Optional[str]:
@@ -151,3 +153,20 @@ def _restore_call_sites(cls: cst.ClassDef, sites: list[Site], recipe: Recipe, sh
         body[k:k + (2 if k + 1 < len(body) and _is_record_if(body[k + 1], recipe.record.local) else 1)] = replacement
         swaps[id(block)] = block.with_changes(body=body)
     return apply_swaps(cls, sites, swaps)
+
+
+class LeaveWrapper(Step["ExtractionRun"]):
+    """Step 3: a wrapper of the original signature goes back into the class."""
+
+    number = 3
+
+    def apply(self, run: "ExtractionRun") -> str:
+        run.module, where = leave_wrapper(run.module, run.text, run.source, run.recipe, run.ctx.style,
+                                               run.current[run.target], run.hole, run.static,
+                                               run.members if run.static is not None else None)
+        run.wrapper_placed = where
+        return run.recipe.subject(3)
+
+    def report(self, run: "ExtractionRun") -> list[str]:
+        at = def_line(run.text, run.recipe.class_name, run.recipe.method_name)
+        return [f"step 3: wrapper {run.recipe.qualified} placed {run.wrapper_placed} (line {at})"]

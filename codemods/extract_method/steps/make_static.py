@@ -47,6 +47,10 @@ from codemods.syntax.fstring_debug import mentions_name, spell_out_debug_fields
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.analysis.rewrites import Param, Rewrites
 from codemods.extract_method.signature import call_arguments, kwarg, own_params
+from codemods.core.steps import Step
+from codemods.extract_method.analysis.annotations import Annotator
+from codemods.syntax.nodes import parse
+from codemods.extract_method.run import ExtractionRun
 
 
 @dataclass
@@ -270,3 +274,22 @@ def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: 
         return [format_statement(s, site.depth, style) for s in new]
 
     return rewrite_sites(cls, sites, replace, style)
+
+
+class MakeStatic(Step["ExtractionRun"]):
+    """Step 1: the method becomes a keyword-only static method in place."""
+
+    number = 1
+
+    def apply(self, run: "ExtractionRun") -> str:
+        recipe, ctx = run.recipe, run.ctx
+        target_text = run.original_target
+        annotator = Annotator(ctx.checkout, recipe, run.module, run.text, ctx.root, parse(run.target, target_text)
+                              if target_text is not None else None) if recipe.infer else None
+        run.module, run.static = make_static(run.module, run.text, run.source, recipe, ctx.style, ctx.root,
+                                             annotator.annotate if annotator else None)
+        note = annotator.left_out_note() if annotator else None
+        if note:
+            run.plan.messages.append(f"step 1: {note}")
+        run.members = run.static.members
+        return recipe.subject(1)

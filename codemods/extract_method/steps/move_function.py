@@ -30,6 +30,13 @@ from codemods.syntax.import_statements import absolute_module, bound_name, index
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.steps.target_module import merge_into
 from codemods.syntax.type_checking import add_type_checking_imports
+from codemods.core.steps import Step
+from codemods.core.errors import BadInput
+from codemods.extract_method.move_conflicts import refuse_new_cycle
+from codemods.extract_method.run import ExtractionRun
+from codemods.checkout.references import Move, update_references
+from codemods.extract_method.steps.tidy import candidates
+from pysource.checkout import Checkout
 
 Hole = tuple[int, list[cst.EmptyLine]]
 FUTURE = cst.parse_statement("from __future__ import annotations\n")
@@ -226,3 +233,52 @@ def _use_line(text: str, name: str, def_at: Optional[int]) -> int:
     start = sum(len(ln) for ln in text.splitlines(True)[:(def_at or 1) - 1])
     hit = pat.search(text, start) or pat.search(text)
     return text.count("\n", 0, hit.start()) + 1 if hit else (def_at or 1)
+
+
+class MoveFunction(Step["ExtractionRun"]):
+    """Step 2: the static method and its globals move to the target module; the checkout follows."""
+
+    number = 2
+
+    def apply(self, run: "ExtractionRun") -> str:
+        recipe, ctx, target = run.recipe, run.ctx, run.target
+        run.module, new_target, run.hole = move_function(run.module, run.text, run.source, recipe, ctx.style, target,
+                                                         run.current[target], run.members, run.original)
+        if recipe.new_target and run.original_target is not None and run.original_target != new_target:
+            raise BadInput("target module already present with other content", target)
+        refuse_new_cycle(ctx.checkout, recipe, run.source, run.original, run.status.line, run.current[target],
+                         new_target)
+        run.changed[target] = new_target
+        for init in new_packages(ctx.root, target) if recipe.package_inits else ():
+            run.adds(init, "")
+        for path, (old, new) in _update_checkout(ctx.checkout, recipe, run.module, target, new_target, ctx.style,
+                                                 {run.source, target}).items():
+            run.adds(path, new, old)
+        return recipe.subject(2)
+
+
+def new_packages(root: Path, target: Path) -> list[Path]:
+    """`__init__.py` files for the folders between `root` and `target` that do not exist yet."""
+    missing, folder = [], target.parent
+    while folder != root and not folder.exists():
+        missing.append(folder / "__init__.py")
+        folder = folder.parent
+    return missing[::-1]
+
+
+def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, target_path: Path, new_target: str,
+                     style: Style, skip: set[Path]) -> dict[Path, tuple[str, str]]:
+    """Step 2's changes to the rest of the checkout (`references.update_references`): references
+    to the moved globals, and patches of what the moved function reads through the old module
+    (in a module with `from __future__ import annotations`, not what only its annotations name)."""
+    target = parse(target_path, new_target)
+    reads = candidates(target, recipe.function) - set(recipe.moved_globals)
+    if is_lazy(target):  # what only its annotations name, it never reads
+        reads -= annotation_only([s for s in target.body if isinstance(s, cst.FunctionDef)
+                                  and s.name.value == recipe.function])
+    bindings = index_bindings(target)
+    copies = {n for n in reads if {b.kind for b in bindings.get(n, [])} - {"import"}}
+    move = Move(recipe.source_module, {n: recipe.target_module for n in recipe.moved_globals},
+                frozenset(recipe.moved_globals) & set(index_bindings(module)))
+    return update_references(checkout, move, style, skip, function=recipe.function, new=recipe.target_module,
+                             reads=reads, copies=copies)

@@ -24,6 +24,7 @@ from codemods.extract_method.recipe import Narrow, Recipe
 from codemods.extract_method.signature import kwarg
 from codemods.extract_method.steps.tidy import uses
 from codemods.syntax.type_checking import drop_imports
+from codemods.syntax.nodes import parse_text
 
 
 class _NarrowReads(cst.CSTTransformer):
@@ -96,7 +97,7 @@ def expand_narrows(code: str, recipe: Recipe) -> tuple[Narrow, ...]:
         if n.attribute:
             out.append(n)
             continue
-        funcs = [s for s in cst.parse_module(code).body if isinstance(s, cst.FunctionDef)
+        funcs = [s for s in parse_text(code).body if isinstance(s, cst.FunctionDef)
                  and s.name.value == recipe.function]
         reads = [a.attr.value for f in funcs for a in m.findall(f.body, m.Attribute(value=m.Name(n.param)))]
         out += [Narrow(n.param, a, f"{n.param}_{a}") for a in dict.fromkeys(reads)]
@@ -106,7 +107,7 @@ def expand_narrows(code: str, recipe: Recipe) -> tuple[Narrow, ...]:
 def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
     """The target module's new text, with the function's narrowed parameters."""
     name = recipe.function
-    module = cst.parse_module(code)
+    module = parse_text(code)
     defs = [(i, s) for i, s in enumerate(module.body) if isinstance(s, cst.FunctionDef) and s.name.value == name]
     if len(defs) != 1:
         at = _position(module, defs[1][1].name) if defs else _text_line(code, f"def {name}(")
@@ -151,7 +152,7 @@ def drop_unused_imports(before: str, after: str, function: str, style: Style,
     """`after` (the target once narrowed) without the imports of names that only the function's
     narrowed-away parameters used (their annotations) and that nothing else in it uses; `keep`:
     those of some names that other files read through the target (they stay)."""
-    old, new = cst.parse_module(before), cst.parse_module(after)
+    old, new = parse_text(before), parse_text(after)
     gone = free_names(_functions(old, function)) - free_names(_functions(new, function))
     unused = {n for n in gone if not uses(after)[n]}
     unused -= keep(unused) if unused else set()

@@ -21,11 +21,12 @@ from typing import Callable
 
 import libcst as cst
 
-from pysource.classes import python_ast
+from pysource.parsing import parse as python_ast
 from codemods.syntax.nodes import dotted
 from codemods.core.formatting import Style, format_import
 from codemods.extract_method.analysis.travelling_code import free_names
 from codemods.syntax.import_statements import bound_name, drop_aliases, index_bindings, is_import_line
+from pysource import parsing
 
 
 @lru_cache(maxsize=8)  # asked by step 2's checkout update and step 4's tidy about the same module
@@ -107,7 +108,7 @@ def _quoted(annotation: ast.expr) -> Counter:
     for node in ast.walk(annotation):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
-                found.update(n.id for n in ast.walk(ast.parse(node.value, mode="eval")) if isinstance(n, ast.Name))
+                found.update(n.id for n in ast.walk(parsing.expression(node.value)) if isinstance(n, ast.Name))
             except SyntaxError:
                 continue
     return found

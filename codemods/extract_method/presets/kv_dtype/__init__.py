@@ -26,40 +26,37 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence
 
+from codemods.core.context import Context
+from codemods.core.errors import AlreadyApplied, BadInput, CodemodError, NoSuchMethod, Refusal
+from codemods.core.plan import Plan, StepResult
+from codemods.core.writer import write_files
+from codemods.extract_method.pipeline import LAST, STEPS, run, steps_done
 from codemods.extract_method.presets.kv_dtype.fixes import FIXES, FixResult, apply_fixes, empty_plan
 from codemods.extract_method.presets.kv_dtype.recipe import RECIPE, classify
-from codemods.core.errors import (
-    AlreadyApplied,
-    BadInput,
-    CodemodError,
-    NoSuchMethod,
-    Refusal,
-)
-from codemods.core.formatting import find_style
-from codemods.core.plan import Plan, StepResult
-from codemods.extract_method.pipeline import locate, run, steps_done
 from codemods.extract_method.steps_done import NOT_FOUND
-from codemods.core.writer import write_files
 
 __all__ = ["refactor", "write_plan", "Plan", "StepResult", "CodemodError", "BadInput", "Refusal",
-           "NoSuchMethod", "AlreadyApplied", "RECIPE", "FIXES", "FixResult"]
+           "NoSuchMethod", "AlreadyApplied", "RECIPE", "FIXES", "FixResult", "STEPS"]
 
 
-def refactor(root: Path, steps: Optional[range] = range(1, 5), *, format: bool = True,
+def refactor(root: Path, steps: Optional[range] = STEPS.all, *, format: bool = True,
              fixes: Sequence[str] = ()) -> Plan:
     """Compute PR #31147's steps `steps` (None: those the tree lacks), then `fixes`; nothing is written."""
-    root = Path(root)
+    with Context.open(Path(root), RECIPE.source_file, format=format) as ctx:
+        return plan(ctx, steps, fixes)
+
+
+def plan(ctx: Context, steps: Optional[range] = STEPS.all, fixes: Sequence[str] = ()) -> Plan:
+    """`refactor` in the run `ctx`."""
     if steps is None:
-        done = steps_done(root, RECIPE)
-        steps = range(done + 1, 5) if done != NOT_FOUND and (done < 4 or fixes) else range(1, 5)
-    elif not (len(steps) and steps.step == 1 and 1 <= steps.start and steps.stop <= 5):
-        raise BadInput(f"steps must be a contiguous range within 1-4, got {steps}")
-    if fixes and len(steps) and steps.stop != 5:
-        raise BadInput(f"fixes apply after step 4: run --steps {steps.start}-4, or omit --steps")
-    style = find_style(locate(root, RECIPE), enabled=format)
-    plan = run(root, RECIPE, steps, style, lambda code, _: classify(code)) if len(steps) else \
-        empty_plan(locate(root, RECIPE))
-    return apply_fixes(plan, fixes, style) if fixes else plan
+        done = steps_done(ctx, RECIPE)
+        steps = STEPS.after(done) if done != NOT_FOUND and (done < LAST or fixes) else STEPS.all
+    else:
+        STEPS.check(steps)
+    if fixes and len(steps) and steps.stop != LAST + 1:
+        raise BadInput(f"fixes apply after step {LAST}: run --steps {steps.start}-{LAST}, or omit --steps")
+    plan = run(ctx, RECIPE, steps, lambda code, _: classify(code)) if len(steps) else empty_plan(ctx)
+    return apply_fixes(plan, fixes, ctx.style) if fixes else plan
 
 
 def write_plan(plan: Plan) -> None:

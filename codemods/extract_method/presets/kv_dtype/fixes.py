@@ -16,7 +16,7 @@ from codemods.extract_method.presets.kv_dtype.recipe import RECIPE
 from codemods.core.errors import AlreadyApplied, BadInput
 from codemods.core.formatting import Style
 from codemods.core.plan import Plan, StepResult
-from codemods.extract_method.pipeline import read
+from codemods.core.context import Context
 
 FUNCTION = RECIPE.method_name
 
@@ -62,11 +62,11 @@ class FixResult(StepResult):
     fix: str = ""  # the fix's name; `number` is 4 (fixes apply after step 4)
 
 
-def empty_plan(root: Path) -> Plan:
+def empty_plan(ctx: Context) -> Plan:
     """A plan with no step, for a tree where all four steps are done."""
-    source, target = root / RECIPE.source_file, root / RECIPE.target_file
-    plan = Plan(root=root, shape="extracted (steps 1-4 applied)",
-                originals={source: read(source), target: read(target)})
+    source, target = ctx.root / RECIPE.source_file, ctx.root / RECIPE.target_file
+    plan = Plan(root=ctx.root, shape="extracted (steps 1-4 applied)",
+                originals={source: ctx.read(source), target: ctx.read(target)})
     plan.messages.append(f"found {target} ({FUNCTION}: steps 1-4 already applied)")
     return plan
 

@@ -1,0 +1,69 @@
+"""A refactoring kind is a sequence of reviewable steps: each a transform of the run's state,
+one commit, and a tree that imports and behaves like the original.
+
+`Steps` is a kind's sequence; the range a user may ask for (`--steps A-B`) is defined by it
+alone: contiguous, within 1..len(steps).
+"""
+
+from __future__ import annotations
+
+import argparse
+from abc import ABC, abstractmethod
+from typing import Generic, Sequence, TypeVar
+
+from codemods.core.errors import BadInput
+
+State = TypeVar("State")
+
+
+class Step(ABC, Generic[State]):
+    """One step: `apply` transforms the kind's run state and says what it did (the subject)."""
+
+    number: int
+
+    @abstractmethod
+    def apply(self, state: State) -> str:
+        """Do the step on `state`; the commit subject."""
+
+    def report(self, state: State) -> list[str]:
+        """Status lines to print after the step's subject, once its changes are rendered."""
+        return []
+
+
+class Steps(Generic[State]):
+    """A kind's steps, numbered from 1."""
+
+    def __init__(self, steps: Sequence[Step[State]]):
+        assert [s.number for s in steps] == list(range(1, len(steps) + 1))
+        self.steps = tuple(steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __getitem__(self, number: int) -> Step[State]:
+        return self.steps[number - 1]
+
+    @property
+    def all(self) -> range:
+        return range(1, len(self) + 1)
+
+    def after(self, done: int) -> range:
+        """The steps a tree that has the first `done` lacks."""
+        return range(done + 1, len(self) + 1)
+
+    def check(self, steps: range) -> range:
+        """`steps` if it is a contiguous range within these, else `BadInput`."""
+        if not (len(steps) and steps.step == 1 and 1 <= steps.start and steps.stop <= len(self) + 1):
+            raise BadInput(f"steps must be a contiguous range within 1-{len(self)}, got {steps}")
+        return steps
+
+    def parse(self, text: str) -> range:
+        """`--steps A-B` (or `A`), for argparse."""
+        try:
+            a, _, b = text.partition("-")
+            start, stop = int(a), int(b or a)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected A-B such as 1-{len(self)}, got {text!r}") from None
+        if not 1 <= start <= stop <= len(self):
+            raise argparse.ArgumentTypeError(f"steps must lie within 1-{len(self)} with A <= B, got {text!r}")
+        return range(start, stop + 1)
