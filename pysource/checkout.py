@@ -31,6 +31,7 @@ class Checkout:
     _paths: Optional[list[str]] = field(default=None, repr=False)
     _data: dict[str, bytes] = field(default_factory=dict, repr=False)
     _modules: Optional[dict[str, Path]] = field(default=None, repr=False)
+    _found: dict[bytes, list[str]] = field(default_factory=dict, repr=False)  # needle -> files holding it
 
     @classmethod
     def find(cls, path: Path, package_root: Path, package: str = "sglang") -> Checkout:
@@ -59,11 +60,18 @@ class Checkout:
         """The file's `ast`, parsed once per run (`SyntaxError`, `ValueError` as `ast.parse` raises them)."""
         return parsing.parse(self.text(path), str(path))
 
-    def select(self, test: Callable[[bytes], bool]) -> Iterator[Path]:
-        """The files whose bytes pass `test` (each file is read once per checkout)."""
-        for p in self._walked():
+    def select(self, test: Callable[[bytes], bool], mentioning: Optional[bytes] = None) -> Iterator[Path]:
+        """The files whose bytes pass `test` (each file is read once per checkout); `mentioning`:
+        only among those holding these bytes, which `test` requires (one search per run)."""
+        for p in self._walked() if mentioning is None else self._mentioning(mentioning):
             if test(self._read(p)):
                 yield Path(p)
+
+    def _mentioning(self, needle: bytes) -> list[str]:
+        found = self._found.get(needle)
+        if found is None:
+            found = self._found[needle] = [p for p in self._walked() if needle in self._read(p)]
+        return found
 
     def module_of(self, path: Path) -> Optional[str]:
         """`sglang.srt.x` for ROOT/python/sglang/srt/x.py (`sglang.srt` for its `__init__.py`);

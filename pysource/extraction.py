@@ -17,7 +17,7 @@ import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pysource.names import innermost, loaded_names, stored_names, using_bound_locals
+from pysource.names import function_locals, innermost, outer_reads, using_bound_locals
 from pysource.modules import Binding, Tree, imports_in, module_level_statements, module_name, source_segment
 
 REEXPORT_DEPTH = 3  # `from .impl import f` in a package's __init__: followed this many times
@@ -385,9 +385,4 @@ def _callee_name(call: ast.Call, imports: dict[str, Binding]) -> str | None:
 
 def _free_names(fn: ast.FunctionDef, statements: list[ast.stmt], self_name: str) -> list[str]:
     """Locals of `fn` (parameters, names it binds) that `statements` read without binding them."""
-    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a}
-    local = params | stored_names(fn)
-    read = set().union(*(loaded_names(s) for s in statements))
-    bound = set().union(*(stored_names(s) for s in statements))
-    return sorted((read & local) - bound - {self_name})
+    return sorted((outer_reads(statements) & function_locals(fn)) - {self_name})

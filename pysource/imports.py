@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterator, Optional
 
+from pysource.modules import absolute_module
+
 
 def nodes(tree: ast.AST) -> Iterator[ast.AST]:
     """Every node under `tree`, each before its children (`ast.walk`, about twice as fast)."""
@@ -25,19 +27,6 @@ def nodes(tree: ast.AST) -> Iterator[ast.AST]:
                 todo.extend(v for v in value if isinstance(v, ast.AST))
             elif isinstance(value, ast.AST):
                 todo.append(value)
-
-
-def absolute_module(node: ast.ImportFrom, package: Optional[str]) -> Optional[str]:
-    """The module `from <module> import ...` names; None for a relative import without a package."""
-    if not node.level:
-        return node.module
-    if package is None:
-        return None
-    base = package.split(".")
-    if node.level - 1 >= len(base):
-        return None
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join([*base, node.module] if node.module else base)
 
 
 PATCHERS = {"object", "setattr", "delattr"}  # patch.object(m, "N"), monkeypatch.setattr(m, "N", v), ...

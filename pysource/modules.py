@@ -53,15 +53,34 @@ def module_files(dotted: str) -> tuple[str, str]:
     return f"{base}.py", f"{base}/__init__.py"
 
 
-def absolute_module(node: ast.ImportFrom, rel: str) -> str:
-    """The module an `ImportFrom` in file `rel` names, relative levels resolved."""
-    if not node.level:
-        return node.module or ""
-    package = module_name(rel).split(".")
-    if not is_package(rel):
-        package = package[:-1]
-    base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
-    return ".".join(base + ([node.module] if node.module else []))
+def resolve_relative(module: str | None, level: int, package: str | None) -> str | None:
+    """The absolute module `from <level dots><module> import ...` names in `package`; None for a
+    relative import without a package, or one reaching above its top package."""
+    if not level:
+        return module
+    if not package:
+        return None
+    base = package.split(".")
+    if level - 1 >= len(base):
+        return None
+    base = base[: len(base) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def absolute_module(node: ast.ImportFrom, package: str | None) -> str | None:
+    """The module an `ImportFrom` names, relative levels resolved against `package`."""
+    return resolve_relative(node.module, node.level, package)
+
+
+def file_package(rel: str) -> str:
+    """The package relative imports in file `rel` are resolved against."""
+    name = module_name(rel)
+    return name if is_package(rel) else name.rpartition(".")[0]
+
+
+def file_absolute_module(node: ast.ImportFrom, rel: str) -> str:
+    """The module an `ImportFrom` in file `rel` names ("" when it cannot be resolved)."""
+    return absolute_module(node, file_package(rel)) or ""
 
 
 @dataclass(frozen=True)
@@ -86,7 +105,7 @@ def import_bindings(stmt: ast.stmt, rel: str) -> list[Binding]:
                 root = alias.name.split(".")[0]
                 out.append(Binding(root, root))
     elif isinstance(stmt, ast.ImportFrom):
-        module = absolute_module(stmt, rel)
+        module = file_absolute_module(stmt, rel)
         for alias in stmt.names:
             if alias.name != "*":
                 out.append(Binding(alias.asname or alias.name, f"{module}.{alias.name}", module))
@@ -168,7 +187,7 @@ class Tree:
             return qualname
         for stmt in statements:
             if isinstance(stmt, ast.ImportFrom) and [a.name for a in stmt.names] == ["*"]:
-                star = absolute_module(stmt, rel)
+                star = file_absolute_module(stmt, rel)
                 star_rel = self.module_file(star)
                 if star_rel is not None and name in self.bound_names(star_rel):
                     return self.canonical(f"{star}.{name}", depth - 1)

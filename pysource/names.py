@@ -1,10 +1,122 @@
-"""Statements and their blocks, by `ast`: the innermost statements holding a node, the statements
-that follow one and use what it bound, and the names a piece of code binds or reads."""
+"""The names a piece of code binds and reads, and statements and their blocks (by `ast`): the
+innermost statements holding a node, the statements that follow one and use what it bound.
+
+Which names code reads from outside itself is the compiler's own question, answered by Python's
+`symtable` (`scope_names`): a name bound anywhere in a scope (an assignment, `for`/`with`/`except
+... as`, a walrus, an import, a nested `def` or `class`, a comprehension's target in its own
+scope) is local to that scope, never a module global. `free_names` (the codemods: what moved code
+needs from its module) and `global_reads` (the harness: the globals code reads when it runs) are
+that one analysis.
+"""
 
 from __future__ import annotations
 
 import ast
 import builtins
+import copy
+import symtable
+import textwrap
+from typing import Iterable
+
+BUILTINS = frozenset(dir(builtins))
+
+
+def scope_names(code: str) -> tuple[set[str], set[str]]:
+    """(reads, binds) of module-level `code`: the names it reads from the module's namespace (or
+    builtins), in its own statements or where a nested scope does not bind them, and the names it
+    binds at module level. A name inside a string annotation is text, not a read."""
+    top = symtable.symtable(code, "<code>", "exec")
+    binds = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    reads: set[str] = set()
+    tables = [top]
+    while tables:
+        table = tables.pop()
+        reads |= {s.get_name() for s in table.get_symbols()
+                  if s.is_referenced() and (table is top or s.is_global())}
+        tables += table.get_children()
+    return reads, binds
+
+
+def free_names(code: str) -> set[str]:
+    """Names module-level `code` reads that nothing in it binds and that are not builtins: what it
+    needs from the module it runs in."""
+    reads, binds = scope_names(code)
+    return reads - binds - BUILTINS
+
+
+def global_reads(node: ast.AST, local: Iterable[str] = ()) -> set[str]:
+    """The module globals `node` reads when it runs, builtins excluded: a function's or lambda's body
+    when called (its parameters and what it binds local; annotations, decorators and defaults are
+    evaluated where it is defined, so not here; its own name where it calls itself), a class's body
+    as it is defined, an expression, or statements as the body of a function taking `local`."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = node.args
+        params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+        params += [a.arg for a in (args.vararg, args.kwarg) if a]
+        body = [ast.Return(node.body)] if isinstance(node, ast.Lambda) else node.body
+        return _called(body, [*params, *local])
+    if isinstance(node, ast.ClassDef):
+        reads, _ = scope_names(_code(node.body))
+        return reads - BUILTINS - set(local)
+    if isinstance(node, ast.expr):
+        return _called([ast.Expr(node)], local)
+    if isinstance(node, ast.Module):
+        return _called(node.body, local)
+    return _called([node], local)
+
+
+def _called(body: list[ast.stmt], params: Iterable[str]) -> set[str]:
+    """Globals read by `body` run as the body of a function taking `params`."""
+    return outer_reads(body, params) - BUILTINS
+
+
+def function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names local to `fn`'s own scope: its parameters and what its body binds."""
+    table = symtable.symtable(ast.unparse(fn), "<code>", "exec").get_children()[0]
+    return {s.get_name() for s in table.get_symbols() if s.is_local()}
+
+
+def outer_reads(body: list[ast.stmt], params: Iterable[str] = ()) -> set[str]:
+    """The names `body`, run as the body of a function taking `params`, reads from outside
+    itself (the enclosing scopes, the module, builtins)."""
+    params = list(dict.fromkeys(params))
+    asynchronous = any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in body for n in ast.walk(s))
+    header = f"{'async ' if asynchronous else ''}def __body__({', '.join(params)}):\n"
+    code = header + textwrap.indent(_code(body, without_annotations=True) or "pass", "    ") + "\n"
+    table = symtable.symtable(code, "<code>", "exec").get_children()[0]
+    reads: set[str] = set()
+    tables = [table]
+    while tables:
+        current = tables.pop()
+        reads |= {s.get_name() for s in current.get_symbols() if s.is_referenced() and s.is_global()}
+        tables += current.get_children()
+    return reads
+
+
+class _NoAnnotations(ast.NodeTransformer):
+    """Annotations are never evaluated by a call (parameters' and a local's `x: T`)."""
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        node.returns = None
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AnnAssign:
+        self.generic_visit(node)
+        node.annotation = ast.Constant(0)
+        return node
+
+
+def _code(body: list[ast.stmt], without_annotations: bool = False) -> str:
+    if without_annotations:
+        body = [_NoAnnotations().visit(copy.deepcopy(s)) for s in body]
+    return "\n".join(ast.unparse(s) for s in body)
 
 
 def using_bound_locals(statement: ast.stmt, after: list[ast.stmt]) -> list[ast.stmt]:
@@ -44,8 +156,17 @@ def innermost(body: list[ast.stmt], is_call):
         yield from inner or [(body, i)]
 
 
-def global_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
-    """The globals a def reads: names it loads and never binds, parameters and builtins excluded."""
-    params = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
-    body = ast.Module(fn.body, [])
-    return {n for n in loaded_names(body) - stored_names(body) - params if not hasattr(builtins, n)}
+def attribute_chain(node: ast.AST, root: str | None = "self") -> str | None:
+    """`self.a.b` -> "self.a.b" for an attribute chain on the name `root` (any name: None), else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and parts and (root is None or node.id == root):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+def is_attribute_of(node: ast.AST, root: str | None) -> bool:
+    """`self.x` (one attribute of the name `root`)."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == root

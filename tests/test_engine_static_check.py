@@ -104,8 +104,28 @@ def test_function_level_import_kept_is_compared_by_what_it_imports(tmp_path):
                                            '    """Pick this rank\'s CPU."""\n    from pkg.a import helper\n\n    helper()\n')},
                     before_edits={RUNNER: (body, body + "        from pkg.a import helper\n\n        helper()\n")})
     assert report.residuals == [] and not report.divergent
-    (helper,) = [c for c in report.constants if c.name == "helper"]
-    assert (helper.equal, helper.detail) == (True, "the same object: pkg.a.helper")
+    # the name the import binds is a local of both functions, compared as the import statement it
+    # is: never a module global (issue 17)
+    assert "helper" not in {c.name for c in report.constants}
+
+
+@pytest.mark.parametrize("binding", [
+    "try:\n            pass\n        except ValueError as e:\n            print(e)\n",
+    "for e in range(2):\n            print(e)\n",
+    "with open('x') as e:\n            print(e)\n",
+    "def e():\n            return 1\n\n        print(e)\n",
+    "class e:\n            pass\n\n        print(e)\n",
+    "print([e for e in range(3)])\n",
+    "if (e := 1):\n            print(e)\n",
+    "import os as e\n\n        print(e)\n",
+], ids=["except-as", "loop", "with-as", "def", "class", "comprehension", "walrus", "import"])
+def test_a_name_bound_locally_is_never_a_module_global(tmp_path, binding):
+    body = '        """Pick this rank\'s CPU."""\n'
+    report = _check(tmp_path, 3, {TARGET: ('    """Pick this rank\'s CPU."""\n',
+                                           '    """Pick this rank\'s CPU."""\n    ' + binding.replace("\n        ", "\n    "))},
+                    before_edits={RUNNER: (body, body + "        " + binding)})
+    assert "e" not in {c.name for c in report.constants}
+    assert report.residuals == [] and not report.divergent
 
 
 TARGET_OWN = "\n\ndef helper():\n    return 1\n\n\ndef other():\n    return 2\n"

@@ -20,7 +20,7 @@ from collections import deque
 from typing import Iterable, Iterator, Optional
 
 from pysource.checkout import Checkout
-from pysource.imports import absolute_module
+from pysource.modules import absolute_module
 
 IMPORT = re.compile(rb"^([ \t]*)(?:from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|(?:[^\n;#\\]|\\\n)*)"
                     rb"|import[ \t]+((?:[^\n;#\\]|\\\n)*))", re.M)

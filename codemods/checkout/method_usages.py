@@ -163,7 +163,7 @@ def method_usages(checkout: Checkout, module: str, class_name: str, method: str)
     parsed = ParsedFiles(checkout, method)
     source = checkout.modules().get(module)
     found: list[Location] = []
-    for path in checkout.select(lambda data: method.encode() in data):
+    for path in checkout.select(lambda data: True, mentioning=method.encode()):
         got = parsed.get(path)
         if got is None:
             found.append(Location(path, 1, f"cannot parse the file, so its uses of {class_name}.{method} cannot "

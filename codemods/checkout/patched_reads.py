@@ -48,7 +48,7 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
         return any(store.search(data) for store in stores)  # module.NAME = value
 
     found: list[Location] = []
-    for path in checkout.select(worth_parsing):
+    for path in checkout.select(worth_parsing, mentioning=tail):
         if path in skip:
             continue
         try:

@@ -28,7 +28,8 @@ import libcst as cst
 from pysource import parsing
 from pysource.checkout import Checkout
 from codemods.core.errors import Conflicts, Location
-from pysource.imports import PATCHERS, FileNames, absolute_module, callee_name, nodes
+from pysource.imports import PATCHERS, FileNames, callee_name, nodes
+from pysource.modules import absolute_module
 from codemods.core.formatting import Style, format_import
 from codemods.syntax.import_statements import module_name
 from codemods.checkout.patched_reads import patches_missing_moved_code
@@ -82,7 +83,7 @@ def plan_references(checkout: Checkout, move: Move, style: Style, skip: Iterable
     names = [n.encode() for n in move.names]
     changes: dict[Path, tuple[str, str]] = {}
     conflicts: list[Location] = []
-    for path in checkout.select(lambda data: tail in data and any(n in data for n in names)):
+    for path in checkout.select(lambda data: any(n in data for n in names), mentioning=tail):
         if path in skip:
             continue
         try:

@@ -8,12 +8,15 @@ only the new ones. The original spans come from Python's `ast` (line ranges) and
 leading lines (blank and comment lines above a statement belong to it), so that a regenerated
 statement replaces exactly the lines LibCST would have printed for it. Any doubt about the
 correspondence (a count that differs, a changed last member of a class) falls back to
-`Module.code`.
+`Module.code`. The same holds one level down: a changed method whose header is the original's
+(a call site rewritten inside `__init__`) keeps the lines of every statement of its body the
+step left alone.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
@@ -30,6 +33,10 @@ class _Class:
     last: int  # id of the last member (regenerating it would take the body's footer along)
     suffix: tuple[int, int]
     indent: Optional[str]
+    methods: dict[int, tuple[cst.FunctionDef, ast.AST]]  # id(method name node) -> (method, its ast)
+
+
+_HEADER = tuple(f.name for f in dataclasses.fields(cst.FunctionDef) if f.name not in ("name", "body"))
 
 
 def _spans(nodes, groups: list[tuple[int, int]], end: int) -> Optional[list[tuple[int, int]]]:
@@ -69,9 +76,13 @@ class Renderer:
         if members is None:
             return
         last_end = found[0].body[-1].end_lineno
-        layout = _Class((span[0], members[0][0]), {}, id(node.body.body[-1]), (last_end, span[1]), node.body.indent)
-        for member, (a, b) in zip(node.body.body, members):
+        layout = _Class((span[0], members[0][0]), {}, id(node.body.body[-1]), (last_end, span[1]), node.body.indent,
+                        {})
+        by_line = {min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]): s for s in found[0].body}
+        for member, (a, b), (first, _) in zip(node.body.body, members, statement_lines(found[0].body)):
             layout.members[id(member)] = (a, b)
+            if isinstance(member, cst.FunctionDef) and isinstance(by_line.get(first), ast.FunctionDef):
+                layout.methods[id(member.name)] = (member, by_line[first])
         layout.members[id(node.body.body[-1])] = (members[-1][0], last_end)
         self.classes[id(node.name)] = layout
 
@@ -103,8 +114,36 @@ class Renderer:
             if span is not None:
                 parts.append(self._slice(span))
             else:
-                parts.append(_member_code(module, member, layout.indent))
+                parts.append(self._method(module, member, layout) or _member_code(module, member, layout.indent))
         parts.append(self._slice(layout.suffix))
+        return "".join(parts)
+
+    def _method(self, module: cst.Module, member: cst.CSTNode, layout: _Class) -> Optional[str]:
+        """A changed method's code keeping the lines of the body statements it kept; None when
+        its header or the frame of its body changed (or its last statement: the footer)."""
+        if not isinstance(member, cst.FunctionDef) or id(member.name) not in layout.methods:
+            return None
+        old, tree = layout.methods[id(member.name)]
+        body, old_body = member.body, old.body
+        if not (isinstance(body, cst.IndentedBlock) and isinstance(old_body, cst.IndentedBlock)) \
+                or any(getattr(member, f) is not getattr(old, f) for f in _HEADER) \
+                or body.header is not old_body.header or body.footer is not old_body.footer \
+                or body.indent != old_body.indent \
+                or not body.body or body.body[-1] is not old_body.body[-1]:
+            return None
+        start, end = layout.members[id(old)]
+        spans = _spans(old_body.body, statement_lines(tree.body), end)
+        if spans is None:
+            return None
+        kept = {id(s): span for s, span in zip(old_body.body, spans)}
+        last_end = tree.body[-1].end_lineno
+        kept[id(old_body.body[-1])] = (spans[-1][0], last_end)
+        parts = [self._slice((start, spans[0][0]))]
+        for statement in body.body:
+            span = kept.get(id(statement))
+            parts.append(self._slice(span) if span is not None
+                         else _statement_code(module, statement, layout.indent, body.indent))
+        parts.append(self._slice((last_end, end)))
         return "".join(parts)
 
     def _original_class(self, node: cst.ClassDef) -> cst.ClassDef:
@@ -122,3 +161,13 @@ def _member_code(module: cst.Module, member: cst.CSTNode, indent: Optional[str])
     holder = cst.ClassDef(cst.Name("C"), cst.IndentedBlock(body=[member], indent=indent))
     code = module.code_for_node(holder)
     return code[code.index("\n") + 1:]
+
+
+def _statement_code(module: cst.Module, statement: cst.CSTNode, class_indent: Optional[str],
+                    body_indent: Optional[str]) -> str:
+    """`statement`'s code as a statement of a method body (indented by `body_indent`) of a class body
+    indented by `class_indent`."""
+    method = cst.FunctionDef(cst.Name("f"), cst.Parameters(), cst.IndentedBlock(body=[statement], indent=body_indent))
+    holder = cst.ClassDef(cst.Name("C"), cst.IndentedBlock(body=[method], indent=class_indent))
+    code = module.code_for_node(holder)
+    return code[code.index("\n", code.index("\n") + 1) + 1:]

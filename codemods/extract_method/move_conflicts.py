@@ -18,7 +18,7 @@ from pysource import parsing
 from pysource.checkout import Checkout
 from codemods.syntax.nodes import binding_line
 from codemods.core.errors import Conflicts, Location, Refusal
-from pysource.imports import absolute_module
+from pysource.modules import absolute_module
 from codemods.checkout.import_graph import ImportGraph
 from codemods.checkout.method_usages import method_usages
 from codemods.extract_method.recipe import Recipe

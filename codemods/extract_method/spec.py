@@ -64,7 +64,7 @@ def find_class(checkout: Checkout, class_name: str) -> str:
     pattern = re.compile(rb"^class\s+" + re.escape(class_name.encode()) + rb"\b", re.M)
     package = checkout.package_root / checkout.package
     found = sorted(p.relative_to(checkout.package_root).as_posix() for p in checkout.select(
-        lambda data: class_name.encode() in data and pattern.search(data) is not None) if p.is_relative_to(package))
+        lambda data: pattern.search(data) is not None, mentioning=class_name.encode()) if p.is_relative_to(package))
     if not found:
         raise BadInput(f"no file under {package} defines class {class_name} at top level")
     if len(found) > 1:

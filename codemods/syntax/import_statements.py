@@ -13,6 +13,8 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
+from pysource.modules import resolve_relative
+
 
 
 @dataclass
@@ -32,14 +34,9 @@ def module_name(node) -> str:
 
 
 def absolute_module(node: cst.ImportFrom, package: str) -> str:
-    """The absolute module of `from <module> import ...`, resolving relative dots against `package`."""
-    mod = module_name(node.module)
-    level = len(node.relative)
-    if not level:
-        return mod
-    base = package.split(".")
-    base = base[: len(base) - (level - 1)]
-    return ".".join([*base, mod] if mod else base)
+    """The absolute module of `from <module> import ...`, resolving relative dots against `package`
+    (`pysource.modules.resolve_relative`; "" when it cannot be resolved)."""
+    return resolve_relative(module_name(node.module) or None, len(node.relative), package) or ""
 
 
 def imported_module(small: cst.Import | cst.ImportFrom, alias: cst.ImportAlias, package: str) -> str:

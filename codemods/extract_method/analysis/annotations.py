@@ -27,6 +27,7 @@ import libcst as cst
 
 from pysource.checkout import Checkout
 from pysource.classes import classes
+from pysource.names import is_attribute_of
 from codemods.extract_method.analysis.travelling_code import free_names
 from codemods.checkout.import_graph import ImportGraph
 from codemods.syntax.import_statements import imported_module, index_bindings, module_name
@@ -102,7 +103,7 @@ def _method(func, wanted: set[str], declared: dict, assigned: dict) -> None:
     for node in ast.walk(func):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             rebound.add(node.id)
-        elif isinstance(node, ast.AnnAssign) and _self_attribute(node.target):
+        elif isinstance(node, ast.AnnAssign) and is_attribute_of(node.target, "self"):
             if node.target.attr in wanted:
                 declared.setdefault(node.target.attr, set()).add(ast.unparse(node.annotation))
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
@@ -122,11 +123,7 @@ def _assigned(target: Optional[ast.expr]) -> list[ast.Attribute]:
         return [t for e in target.elts for t in _assigned(e)]
     if isinstance(target, ast.Starred):
         return _assigned(target.value)
-    return [target] if _self_attribute(target) else []
-
-
-def _self_attribute(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+    return [target] if is_attribute_of(target, "self") else []
 
 
 class Annotator:

@@ -3,39 +3,23 @@
 from __future__ import annotations
 
 import ast
-import builtins
-import symtable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
-from pysource import parsing
+from pysource import names, parsing
 from codemods.core.errors import Refusal
 from codemods.syntax.import_placement import from_import
 from codemods.syntax.import_statements import Binding, imported_module, index_bindings, restricted_import
 from codemods.extract_method.analysis.rebinding import changes
 from codemods.syntax.type_checking import type_checking_imports
 
-BUILTINS = frozenset(dir(builtins))
-
-
 def free_names(stmts: Sequence[cst.BaseStatement]) -> set[str]:
-    """Names read by `stmts` that nothing in them binds and that are not builtins (Python's own
-    `symtable` on their code: the compiler's scoping, at a fraction of a scope analysis's cost;
-    a name inside a string annotation is text, not a read)."""
-    top = symtable.symtable(cst.Module(body=list(stmts)).code, "<moved code>", "exec")
-    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
-    free: set[str] = set()
-    tables = [top]
-    while tables:
-        table = tables.pop()
-        for symbol in table.get_symbols():
-            if symbol.is_referenced() and (table is top or symbol.is_global()):
-                free.add(symbol.get_name())
-        tables += table.get_children()
-    return free - bound - BUILTINS
+    """Names read by `stmts` that nothing in them binds and that are not builtins
+    (`pysource.names.free_names` on their code)."""
+    return names.free_names(cst.Module(body=list(stmts)).code)
 
 
 @dataclass(frozen=True)

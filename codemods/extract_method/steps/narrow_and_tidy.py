@@ -65,7 +65,8 @@ def _referenced_elsewhere(checkout: Checkout, module: str, other: str, names: se
     rewrite): the module keeps binding them. A name no file spells next to the module's name
     (`may_reference`) is not looked for."""
     tail = module.rpartition(".")[2]
-    return {n for n in names if any(checkout.select(lambda data: may_reference(data, tail, n)))
+    return {n for n in names if any(checkout.select(lambda data: may_reference(data, tail, n),
+                                                    mentioning=tail.encode()))
             and any(plan_references(checkout, Move(module, {n: other}), style, skip))}
 
 

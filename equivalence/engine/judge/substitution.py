@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from pysource.names import global_reads, loaded_names, stored_names
 from pysource.extraction import Extraction
-from pysource.modules import absolute_module, source_segment
+from pysource.modules import file_absolute_module, source_segment
 
 
 class StaticCheckError(Exception):
@@ -195,7 +195,7 @@ def _normalised(body, rel, loads, results=None, logic: Logic | None = None) -> l
         stmt = _Substitute(loads, results or {}, logic).visit(stmt)
         for n in ast.walk(stmt):
             if isinstance(n, ast.ImportFrom) and n.level:
-                n.module, n.level = absolute_module(n, rel), 0
+                n.module, n.level = file_absolute_module(n, rel), 0
         out.append(stmt)
     return out
 

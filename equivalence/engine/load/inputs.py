@@ -24,12 +24,12 @@ against (the pool for environment variables) and the keys of the tables it looks
 from __future__ import annotations
 
 import ast
-import builtins
 from dataclasses import dataclass, field
 
 from pysource.bindings import binding_index
 from equivalence.engine.load.literals import key_literals, literal_globals, string_literals
 from pysource.modules import import_bindings, module_name
+from pysource.names import global_reads
 
 REAL_MODULES = {
     "__future__", "abc", "bisect", "collections", "contextlib", "copy", "dataclasses", "decimal", "enum",
@@ -89,24 +89,6 @@ def skip_annotations(node: ast.AST):
                 stack.extend(v for v in value if isinstance(v, ast.AST))
             elif isinstance(value, ast.AST):
                 stack.append(value)
-
-
-def global_reads(node: ast.AST, local: set[str] = frozenset()) -> set[str]:
-    """Names `node` reads that it does not bind (its parameters, assignments, imports inside)."""
-    bound = set(local)
-    for n in skip_annotations(node):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            args = n.args
-            bound |= {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-            bound |= {a.arg for a in (args.vararg, args.kwarg) if a}
-        elif isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            bound.add(n.id)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            bound |= {b.name for b in import_bindings(n, "x.py")}
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            bound.add(n.name)
-    return {n.id for n in skip_annotations(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-            and n.id not in bound and not hasattr(builtins, n.id)}
 
 
 class ModuleGlobals:

@@ -27,6 +27,7 @@ from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.faithful import HELPERS
 from equivalence.engine.load.inputs import Inputs, derive
 from pysource.extraction import Extraction, LocateError, locate
+from pysource.names import attribute_chain
 from pysource.modules import module_name
 from equivalence.engine.load.stubs import PrivateModules, StubScope
 
@@ -246,17 +247,6 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
     return namespace[ENTRY], args, defaults, ast.Module(body=body, type_ignores=[])
 
 
-def self_chain(node: ast.AST) -> str | None:
-    """`self.a.b` -> "self.a.b" (any name the method calls its instance: "self")."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name) and node.id == "self" and parts:
-        return ".".join(["self", *reversed(parts)])
-    return None
-
-
 def _caller(ext: Extraction) -> Caller:
     """From the caller of the extracted function (the wrapper, else the call site): what it
     applies after the function returns, and what its arguments read and call up front."""
@@ -274,16 +264,16 @@ def _caller(ext: Extraction) -> Caller:
             if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target in (n.targets if isinstance(n, ast.Assign) else [n.target]):
                     for t in ast.walk(target):
-                        chain = self_chain(t) if isinstance(t, ast.Attribute) else None
+                        chain = attribute_chain(t) if isinstance(t, ast.Attribute) else None
                         if chain:
                             out.applied.add(("set", chain))
-            elif isinstance(n, ast.Call) and n is not ext.call.node and self_chain(n.func):
-                out.applied.add(("call", self_chain(n.func)))
+            elif isinstance(n, ast.Call) and n is not ext.call.node and attribute_chain(n.func):
+                out.applied.add(("call", attribute_chain(n.func)))
     for a in arguments:
         for n in ast.walk(a):
-            chain = self_chain(n) if isinstance(n, ast.Attribute) else None
+            chain = attribute_chain(n) if isinstance(n, ast.Attribute) else None
             if chain:
                 out.eager.add(chain)
-            if isinstance(n, ast.Call) and self_chain(n.func):
-                out.eager_calls.add(self_chain(n.func))
+            if isinstance(n, ast.Call) and attribute_chain(n.func):
+                out.eager_calls.add(attribute_chain(n.func))
     return out

@@ -8,6 +8,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from pysource.names import attribute_chain, is_attribute_of
+
 FLIPPED = {ast.Eq: "!=", ast.NotEq: "==", ast.Lt: ">=", ast.GtE: "<", ast.Gt: "<=", ast.LtE: ">",
            ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}
 OPERATOR = re.compile(r"==|!=|<=|>=|<|>|\bis\s+not\b|\bis\b|\bnot\s+in\b|\bin\b")
@@ -49,7 +51,7 @@ def for_node(unit, node: ast.AST):
         yield Edit("drop", node.lineno, f"`{_short(unit.source(node))}` dropped", [(unit.start(node), unit.end(node), "pass")])
     if unit.role == "core" and unit.self_name and isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         for target in _targets(node):
-            if _is_self_attribute(target, unit.self_name):
+            if is_attribute_of(target, unit.self_name):
                 yield Edit("write", node.lineno, f"writes {unit.source(target)}_mutant instead of {unit.source(target)}",
                            [(unit.end(target), unit.end(target), "_mutant")])
 
@@ -164,7 +166,7 @@ def for_caller(unit, call: ast.Call, statement: ast.stmt):
                            [(unit.end(target), unit.end(target), "_mutant")])
                 yield Edit("write", target.lineno, f"the result is not written to {old}",
                            [(unit.start(target), unit.end(target), "_")])
-    chains = [k for k in keywords if _self_chain(k.value, unit.self_name)]
+    chains = [k for k in keywords if unit.self_name and attribute_chain(k.value, unit.self_name)]
     for i, keyword in enumerate(chains):
         other = next((c for c in chains[i + 1:] + chains[:i] if unit.source(c.value) != unit.source(keyword.value)), None)
         if other is not None:
@@ -178,14 +180,3 @@ def _targets(stmt: ast.stmt) -> list[ast.expr]:
     return [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
 
 
-def _is_self_attribute(node: ast.expr, self_name: str) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name
-
-
-def _self_chain(node: ast.expr, self_name: str | None) -> bool:
-    """`self.x`, `self.x.y`: an attribute chain on the instance."""
-    if not isinstance(node, ast.Attribute):
-        return False
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id == self_name
