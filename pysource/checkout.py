@@ -1,10 +1,16 @@
-"""The checkout a refactoring runs on, and its Python files, read lazily.
+"""A source tree and its Python files, read lazily: the one view of a tree both packages use.
 
-The checkout is the git work tree holding the package (a sglang checkout: `python/sglang`,
-`test/`, `benchmark/`, `scripts/`, ...) or, outside git, the folder the user typed (an unpacked
-wheel). Its Python files are listed once; their bytes are read on first use and kept, so that
-several analyses share one read. `select` tests bytes before anything is parsed: a file is
-parsed only when it mentions what is looked for.
+For a refactoring it is the checkout: the git work tree holding the package (a sglang checkout:
+`python/sglang`, `test/`, `benchmark/`, `scripts/`, ...) or, outside git, the folder the user
+typed (an unpacked wheel) (`Checkout.find`). For the harness it is one version: the folder holding
+the package, some of its files possibly replaced by other texts (`Checkout.at`, a mutant's).
+Files are listed once; their bytes are read on first use and kept, so that several analyses
+share one read, and parsed once per run (`pysource.parsing`). `select` tests bytes before anything
+is parsed: a file is parsed only when it mentions what is looked for.
+
+A file is named by its absolute path, or by its path relative to the folder holding the package
+(`sglang/srt/x.py`, as the harness names them); `module_file`, `bound_names` and `canonical` answer
+for the modules of the package.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 from pysource import parsing
+from pysource.modules import file_absolute_module, imports_in, module_files, module_level_statements
 
 
 SKIPPED_FOLDERS = {"__pycache__", "site-packages", "node_modules"}
@@ -32,6 +39,8 @@ class Checkout:
     _data: dict[str, bytes] = field(default_factory=dict, repr=False)
     _modules: Optional[dict[str, Path]] = field(default=None, repr=False)
     _found: dict[bytes, list[str]] = field(default_factory=dict, repr=False)  # needle -> files holding it
+    overrides: dict[str, str] = field(default_factory=dict)  # file (relative) -> the text to use instead
+    strict: bool = False  # a file that cannot be read raises (a version's), else reads as empty (a scan's)
 
     @classmethod
     def find(cls, path: Path, package_root: Path, package: str = "sglang") -> Checkout:
@@ -46,19 +55,44 @@ class Checkout:
                 return cls(top, package_root, package)
         return cls(path, package_root, package)
 
+    @classmethod
+    def at(cls, package_root: Path, overrides: Optional[dict[str, str]] = None) -> Checkout:
+        """The tree of the folder holding a package (a version the harness loads); `overrides` maps
+        a file, relative to the folder, to the text to use instead of the file's."""
+        package_root = Path(package_root)
+        return cls(package_root, package_root, None, overrides=dict(overrides or {}), strict=True)
+
     def files(self) -> list[Path]:
         """Every Python file of the checkout (not in hidden folders, caches, virtualenvs, builds)."""
         return [Path(p) for p in self._walked()]
 
-    def data(self, path: Path) -> bytes:
-        return self._read(str(path))
+    def path(self, file) -> str:
+        """A file's absolute path, given it or its path relative to the folder holding the package."""
+        return str(file) if Path(file).is_absolute() else str(self.package_root / file)
 
-    def text(self, path: Path) -> str:
-        return self.data(path).decode("utf-8", errors="replace")
+    def data(self, file) -> bytes:
+        return self._read(self.path(file))
 
-    def tree(self, path: Path) -> ast.Module:
+    def text(self, file) -> str:
+        rel = self._relative(file)
+        if rel in self.overrides:
+            return self.overrides[rel]
+        return self.data(file).decode("utf-8", errors="replace")
+
+    def parse(self, file) -> ast.Module:
         """The file's `ast`, parsed once per run (`SyntaxError`, `ValueError` as `ast.parse` raises them)."""
-        return parsing.parse(self.text(path), str(path))
+        return parsing.parse(self.text(file), self.path(file))
+
+    def exists(self, file) -> bool:
+        return self._relative(file) in self.overrides or Path(self.path(file)).is_file()
+
+    def _relative(self, file) -> str:
+        if not Path(file).is_absolute():
+            return Path(file).as_posix()
+        try:
+            return Path(file).relative_to(self.package_root).as_posix()
+        except ValueError:
+            return str(file)
 
     def select(self, test: Callable[[bytes], bool], mentioning: Optional[bytes] = None) -> Iterator[Path]:
         """The files whose bytes pass `test` (each file is read once per checkout); `mentioning`:
@@ -80,7 +114,7 @@ class Checkout:
             rel = Path(path).relative_to(self.package_root).with_suffix("")
         except ValueError:
             return None
-        if rel.parts[0] != self.package:
+        if self.package is not None and rel.parts[0] != self.package:
             return None
         return ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
 
@@ -103,12 +137,47 @@ class Checkout:
                     self._modules[name[:-9] if name.endswith(".__init__") else name] = Path(p)
         return self._modules
 
-    def relative(self, path: Path) -> str:
-        """`path` as the user reads it: relative to the checkout when inside it."""
+    def relative(self, path: Path, to: Optional[Path] = None) -> str:
+        """`path` as the user reads it: relative to the checkout (or to `to`) when inside it."""
         try:
-            return str(Path(path).relative_to(self.root))
+            return Path(path).relative_to(to or self.root).as_posix()
         except ValueError:
             return str(path)
+
+    def module_file(self, dotted: str) -> str | None:
+        """The file holding module `dotted` in this tree, or None."""
+        return next((rel for rel in module_files(dotted) if self.exists(rel)), None)
+
+    def bound_names(self, rel: str) -> set[str]:
+        """The names file `rel` binds at module level (assignments, defs, classes, imports)."""
+        statements = list(module_level_statements(self.parse(rel).body))
+        names = {n.id for s in statements if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+                 for n in ast.walk(t) if isinstance(n, ast.Name)}
+        names |= {s.name for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        return names | set(imports_in(statements, rel))
+
+    def canonical(self, qualname: str, depth: int = 4) -> str:
+        """The dotted name of the object `qualname` names, following imports (star imports too)
+        through the modules of this tree: `sglang.srt.utils.is_hip` ->
+        `sglang.srt.utils.common.is_hip` when `sglang.srt.utils` does `from .common import *`."""
+        dotted, _, name = qualname.rpartition(".")
+        rel = self.module_file(dotted) if dotted else None
+        if rel is None or depth == 0 or self.module_file(qualname):
+            return qualname
+        statements = list(module_level_statements(self.parse(rel).body))
+        binding = imports_in(statements, rel).get(name)
+        if binding is not None:
+            return self.canonical(binding.qualname, depth - 1) if binding.from_module else binding.qualname
+        if name in self.bound_names(rel):
+            return qualname
+        for stmt in statements:
+            if isinstance(stmt, ast.ImportFrom) and [a.name for a in stmt.names] == ["*"]:
+                star = file_absolute_module(stmt, rel)
+                star_rel = self.module_file(star)
+                if star_rel is not None and name in self.bound_names(star_rel):
+                    return self.canonical(f"{star}.{name}", depth - 1)
+        return qualname
 
     def _walked(self) -> list[str]:
         if self._paths is None:
@@ -122,6 +191,8 @@ class Checkout:
                 with open(p, "rb") as f:
                     data = f.read()
             except OSError:
+                if self.strict:
+                    raise
                 data = b""
             self._data[p] = data
         return data

@@ -1,4 +1,5 @@
-"""What `self.NAME` can mean inside a class: its methods and properties, bases in the tree included.
+"""Classes of a tree: the files defining a class (one rule for the codemods and the harness), and
+what `self.NAME` can mean inside a class: its methods and properties, bases in the tree included.
 
 Read with Python's `ast` (fast on a 3400-line module), following each base class through the
 module's own imports to its file in the tree. A base that cannot be found there (outside the
@@ -8,13 +9,46 @@ tree, or bound some other way) contributes nothing: its methods then read as pla
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
+from pysource.checkout import Checkout
+from pysource.layout import layouts
+from pysource.modules import module_files
 from pysource.parsing import parse
 
 PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
+
+
+def files_defining(checkout: Checkout, class_name: str, packages: Iterable[str]) -> list[str]:
+    """The files of `packages` (relative to the folder holding them) that define `class_name` at
+    top level (`class NAME` at the start of a line)."""
+    pattern = re.compile(rb"^class\s+" + re.escape(class_name.encode()) + rb"\b", re.M)
+    packages = set(packages)
+    found = (checkout.relative(path, checkout.package_root) for path in checkout.select(
+        lambda data: pattern.search(data) is not None, mentioning=class_name.encode()))
+    return sorted(rel for rel in found if rel.split("/")[0] in packages)
+
+
+def find_class_file(path: Path, class_name: str, module: Optional[str] = None) -> tuple[Optional[Path], list[str]]:
+    """(the folder holding the package, the files defining `class_name` relative to it) in the first
+    layout of PATH (`pysource.layout`) where some file does; with `module` (MODULE.CLASS), that
+    module's file instead. (None, []) when no layout has one."""
+    for layout in layouts(Path(path)):
+        root = layout.root
+        if not root.is_dir() or (layout.only and not (root / layout.only / "__init__.py").is_file()):
+            continue
+        if module:
+            found = [rel for rel in module_files(module) if (root / rel).is_file()]
+        else:
+            packages = [layout.only] if layout.only else [p.name for p in sorted(root.iterdir())
+                                                          if (p / "__init__.py").is_file()]
+            found = files_defining(Checkout.at(root), class_name, packages)
+        if found:
+            return root.resolve(), found
+    return None, []
 
 
 @dataclass

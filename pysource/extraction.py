@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pysource.names import function_locals, innermost, outer_reads, using_bound_locals
-from pysource.modules import Binding, Tree, imports_in, module_level_statements, module_name, source_segment
+from pysource.checkout import Checkout
+from pysource.modules import Binding, imports_in, module_level_statements, module_name, source_segment
 
 REEXPORT_DEPTH = 3  # `from .impl import f` in a package's __init__: followed this many times
 
@@ -71,7 +72,7 @@ class CallSite:
 
 @dataclass
 class Extraction:
-    tree: Tree
+    tree: Checkout  # the version's files
     source_rel: str
     class_name: str
     method_name: str
@@ -109,7 +110,7 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
            function_name: str | None = None, overrides: dict[str, str] | None = None) -> Extraction:
     """Find CLASS.METHOD's logic in the tree at `root` (which holds the top-level package);
     `overrides` maps a file (relative to root) to the text to use instead of the file's."""
-    tree = Tree(root, overrides)
+    tree = Checkout.at(root, overrides)
     if not tree.exists(source_rel):
         raise LocateError(f"{tree.path(source_rel)}: no such file")
     module = _parse(tree, source_rel)
@@ -142,7 +143,7 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
     return ext
 
 
-def _parse(tree: Tree, rel: str) -> ast.Module:
+def _parse(tree: Checkout, rel: str) -> ast.Module:
     try:
         return tree.parse(rel)
     except SyntaxError as e:
@@ -167,7 +168,7 @@ def _method_kind(fn: ast.FunctionDef) -> str:
     return "static" if "staticmethod" in names else "class" if "classmethod" in names else "instance"
 
 
-def _find_function(tree: Tree, dotted: str, name: str, call: "_Found") -> tuple[str, ast.FunctionDef]:
+def _find_function(tree: Checkout, dotted: str, name: str, call: "_Found") -> tuple[str, ast.FunctionDef]:
     """The module-level def `name` of module `dotted`, following re-exports (`from .x import name`)."""
     for _ in range(REEXPORT_DEPTH + 1):
         rel = tree.module_file(dotted)
@@ -244,7 +245,7 @@ class _Found:
 class _CallFinder:
     """Calls in the class's methods, with their callees resolved through the source's imports."""
 
-    def __init__(self, tree: Tree, rel: str, module: ast.Module, cls: ast.ClassDef):
+    def __init__(self, tree: Checkout, rel: str, module: ast.Module, cls: ast.ClassDef):
         self.tree, self.rel, self.cls = tree, rel, cls
         statements = list(module_level_statements(module.body))
         self.imports = imports_in(statements, rel)

@@ -1,16 +1,19 @@
-"""Where the package is, given the PATH a user typed: one rule for the codemod and the harness.
+"""Where the package is, given the PATH a user typed: one rule for the codemods and the harness.
 
-Accepted, exactly (no walking up from an unrelated folder):
+Accepted, exactly (no walking up from an unrelated folder), in this order (`layouts`):
 - PATH holds the package: PATH/sglang/srt/... (an unpacked wheel, site-packages);
 - PATH is a checkout: PATH/python/sglang/srt/... (sglang's git layout);
 - PATH is the package folder itself: PATH is .../sglang and PATH/srt/... exists.
-Returns the folder holding the package. Imports nothing heavy (no torch, no libcst).
+`find_root` returns the folder holding the package, given a file it must hold; the harness,
+which only knows a class, searches the same layouts (`pysource.classes.find_class_file`).
+Imports nothing heavy (no torch, no libcst).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator, Optional
 
 
 class NotASourceTree(Exception):
@@ -23,19 +26,40 @@ class Found:
     how: str  # which layout PATH has, for the "found" line
 
 
+@dataclass(frozen=True)
+class Layout:
+    root: Path  # the folder that would hold the package
+    only: Optional[str]  # the one package it may be (PATH is that package's folder), else any
+    how: str  # for the "found" line: "a folder holding the {package} package", ...
+
+
+def layouts(path: Path) -> Iterator[Layout]:
+    """The layouts PATH may have, in the order they are tried."""
+    path = Path(path)
+    yield Layout(path, None, "a folder holding the {package} package")
+    yield Layout(path / "python", None, "a checkout (python/{package})")
+    yield Layout(path.parent, path.name, "the {package} package folder")
+
+
+def packages_held(path: Path) -> list[str]:
+    """The packages of the first layout of PATH that holds any (folders with an `__init__.py`)."""
+    for layout in layouts(Path(path)):
+        if layout.root.is_dir():
+            held = [p.name for p in sorted(layout.root.iterdir()) if layout.only in (None, p.name)
+                    and (p / "__init__.py").is_file()]
+            if held:
+                return held
+    return []
+
+
 def find_root(path: Path, source_file: str) -> Found:
     """`source_file` is relative to the folder holding the package, e.g.
     `sglang/srt/model_executor/model_runner.py`."""
     path = Path(path)
     package, _, inside = source_file.partition("/")
-    candidates = (
-        (path, source_file, f"a folder holding the {package} package"),
-        (path / "python", source_file, f"a checkout (python/{package})"),
-        (path.parent, f"{path.name}/{inside}" if path.name == package else None, f"the {package} package folder"),
-    )
-    for root, rel, how in candidates:
-        if rel is not None and (root / rel).is_file():
-            return Found(root.resolve(), how)
+    for layout in layouts(path):
+        if layout.only in (None, package) and (layout.root / source_file).is_file():
+            return Found(layout.root.resolve(), layout.how.format(package=package))
     raise NotASourceTree(f"not an {package} tree: looked for {path / source_file} (a folder holding the package), "
                          f"{path / 'python' / source_file} (a checkout) and, if PATH is named {package}, "
                          f"{path / inside} (the package folder itself)")

@@ -7,9 +7,7 @@ import ast
 import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
-from pysource import parsing
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -131,64 +129,3 @@ def imports_in(statements, rel: str) -> dict[str, Binding]:
         for binding in import_bindings(stmt, rel):
             out[binding.name] = binding
     return out
-
-
-class Tree:
-    """A source tree (`root` holds the top-level package), with per-file text overrides; parses
-    each file once."""
-
-    def __init__(self, root: Path, overrides: dict[str, str] | None = None):
-        self.root = Path(root)
-        self.overrides = dict(overrides or {})
-        self._parsed: dict[str, ast.Module] = {}
-
-    def exists(self, rel: str) -> bool:
-        return rel in self.overrides or (self.root / rel).is_file()
-
-    def text(self, rel: str) -> str:
-        if rel in self.overrides:
-            return self.overrides[rel]
-        return (self.root / rel).read_text()
-
-    def path(self, rel: str) -> str:
-        return str(self.root / rel)
-
-    def parse(self, rel: str) -> ast.Module:
-        if rel not in self._parsed:
-            self._parsed[rel] = parsing.parse(self.text(rel), self.path(rel))
-        return self._parsed[rel]
-
-    def module_file(self, dotted: str) -> str | None:
-        """The file holding module `dotted` in this tree, or None."""
-        return next((rel for rel in module_files(dotted) if self.exists(rel)), None)
-
-    def bound_names(self, rel: str) -> set[str]:
-        """The names file `rel` binds at module level (assignments, defs, classes, imports)."""
-        statements = list(module_level_statements(self.parse(rel).body))
-        names = {n.id for s in statements if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
-                 for n in ast.walk(t) if isinstance(n, ast.Name)}
-        names |= {s.name for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-        return names | set(imports_in(statements, rel))
-
-    def canonical(self, qualname: str, depth: int = 4) -> str:
-        """The dotted name of the object `qualname` names, following imports (star imports too)
-        through the modules of this tree: `sglang.srt.utils.is_hip` ->
-        `sglang.srt.utils.common.is_hip` when `sglang.srt.utils` does `from .common import *`."""
-        dotted, _, name = qualname.rpartition(".")
-        rel = self.module_file(dotted) if dotted else None
-        if rel is None or depth == 0 or self.module_file(qualname):
-            return qualname
-        statements = list(module_level_statements(self.parse(rel).body))
-        binding = imports_in(statements, rel).get(name)
-        if binding is not None:
-            return self.canonical(binding.qualname, depth - 1) if binding.from_module else binding.qualname
-        if name in self.bound_names(rel):
-            return qualname
-        for stmt in statements:
-            if isinstance(stmt, ast.ImportFrom) and [a.name for a in stmt.names] == ["*"]:
-                star = file_absolute_module(stmt, rel)
-                star_rel = self.module_file(star)
-                if star_rel is not None and name in self.bound_names(star_rel):
-                    return self.canonical(f"{star}.{name}", depth - 1)
-        return qualname

@@ -145,11 +145,14 @@ def test_bad_input_exit_2(tmp_path, capsys, argv, why):
     assert why in capsys.readouterr().err
 
 
-def test_no_such_method_exit_4(tmp_path, capsys):
+def test_no_such_method_is_an_error_naming_the_closest_methods(tmp_path, capsys):
     root = tmp_path / "t"
     shutil.copytree(TREES / "method_one_result", root)
-    assert main([str(root), "ModelRunner.no_such_method", "sglang.srt.utils.numa_utils"]) == 4
-    assert "ModelRunner.no_such_method not found" in capsys.readouterr().err
+    assert main([str(root), "ModelRunner.no_such_method", "sglang.srt.utils.numa_utils"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "ModelRunner.no_such_method not found" in err
+    assert main([str(root), "ModelRunner.bind_thread", "sglang.srt.utils.numa_utils"]) == 2
+    assert "did you mean bind_threads or init_threads?" in capsys.readouterr().err
 
 
 def test_help_explains_steps_inference_options_and_exit_codes(capsys):

@@ -128,7 +128,7 @@ class ImportGraph:
         if path is None:
             return out
         try:
-            tree = self.checkout.tree(path)
+            tree = self.checkout.parse(path)
         except (SyntaxError, ValueError):
             return out
         package = self.checkout.package_of(path)

@@ -45,7 +45,7 @@ class ParsedFiles:
     def get(self, path: Path) -> Optional[Parsed]:
         if path not in self._parsed:
             try:
-                tree = self.checkout.tree(path)
+                tree = self.checkout.parse(path)
             except (SyntaxError, ValueError):
                 self._parsed[path] = None
             else:

@@ -52,7 +52,7 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
         if path in skip:
             continue
         try:
-            tree = checkout.tree(path)
+            tree = checkout.parse(path)
         except (SyntaxError, ValueError):
             continue  # references.plan_references lists unparseable files that mention moved names
         names = FileNames(tree, checkout.package_of(path), checkout.module_of(path) or f"<{path}>")

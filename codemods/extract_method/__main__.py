@@ -55,11 +55,13 @@ the target module binds otherwise; a module global whose copy could differ.
 
 exit codes:
   0  success (or, with --dry-run, the diff was printed)
-  2  bad input: PATH missing / not a directory / no package there, the class not found (or
-     in several files: --source), syntax error, unreadable or read-only file, --steps not
-     starting where the tree is, --commit outside git or on a dirty tree, bad option values
+  2  bad input: PATH missing / not a directory / no package there, TARGET.MODULE not a
+     dotted name or outside the tree's package, the class not found (or in several files:
+     MODULE.CLASS.METHOD or --source), neither the method nor the function exists (the
+     closest method names are suggested), syntax error, unreadable or read-only file,
+     --steps not starting where the tree is, --commit outside git or on a dirty tree, bad
+     option values
   3  refused: a construct the rewrite cannot carry (file:line: why)
-  4  no such method: neither the method nor the function exists
   5  already applied: nothing to do
   141  stdout closed early (e.g. --dry-run | head): stops quietly
 
@@ -83,11 +85,12 @@ def _pair(text: str) -> tuple[str, str]:
     return old, new
 
 
-def _method(text: str) -> tuple[str, str]:
-    cls, sep, method = text.rpartition(".")
-    if not sep or not cls or not method:
-        raise argparse.ArgumentTypeError(f"expected CLASS.METHOD, got {text!r}")
-    return cls, method
+def _method(text: str) -> tuple[str | None, str, str]:
+    """(MODULE or None, CLASS, METHOD) from `[MODULE.]CLASS.METHOD`."""
+    *module, cls, method = text.split(".") if "." in text else ["", ""]
+    if not cls or not method or any(not part for part in module):
+        raise argparse.ArgumentTypeError(f"expected CLASS.METHOD or MODULE.CLASS.METHOD, got {text!r}")
+    return ".".join(module) or None, cls, method
 
 
 def _narrow(text: str) -> str:
@@ -106,7 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, metavar="PATH",
                    help="a git checkout (holding python/sglang) or any folder holding the package")
-    p.add_argument("method", type=_method, metavar="CLASS.METHOD", help="e.g. ModelRunner.init_threads_binding")
+    p.add_argument("method", type=_method, metavar="CLASS.METHOD",
+                   help="e.g. ModelRunner.init_threads_binding; MODULE.CLASS.METHOD where several modules define "
+                        "CLASS (sglang.srt.server_args.ServerArgs.reserve_for_graph_mb)")
     p.add_argument("target", metavar="TARGET.MODULE", help="dotted module to move it to, e.g. sglang.srt.utils.numa_utils")
     p.add_argument("--name", metavar="FUNCTION", help="the function's name in TARGET.MODULE (default: METHOD)")
     p.add_argument("--rename", type=_pair, action="append", default=[], metavar="X=NEW",
@@ -133,10 +138,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    (cls, method) = args.method
+    (module, cls, method) = args.method
     spec = MethodSpec(class_name=cls, method_name=method, target_module=args.target, function_name=args.name,
                       renames=dict(args.rename), narrows=tuple(args.narrow), pass_self=args.pass_self,
-                      moved_globals=tuple(args.move_global), source_file=args.source)
+                      moved_globals=tuple(args.move_global), source_file=args.source, class_module=module)
     ctx = context_for(args.path, spec, format=not args.no_format)
     prepare(args, ctx.root)  # an interrupted run is finished before anything is read
     with ctx:

@@ -7,7 +7,10 @@ total) that `core.writer.write_files` puts on disk all-or-nothing.
 
 from __future__ import annotations
 
+import difflib
 from typing import Callable
+
+import libcst as cst
 
 from codemods.core.context import Context
 from codemods.core.errors import AlreadyApplied, BadInput, NoSuchMethod, Refusal
@@ -22,7 +25,7 @@ from codemods.extract_method.steps.make_static import MakeStatic
 from codemods.extract_method.steps.move_function import MoveFunction
 from codemods.extract_method.steps.narrow_and_tidy import NarrowAndTidy
 from codemods.extract_method.steps_done import NOT_FOUND, Status, detect
-from codemods.syntax.nodes import parse
+from codemods.syntax.nodes import parse, top_class
 
 STEPS = Steps([MakeStatic(), MoveFunction(), LeaveWrapper(), NarrowAndTidy()])
 LAST = len(STEPS)
@@ -51,8 +54,10 @@ def run(ctx: Context, recipe: Recipe, steps: range,
     status = detect(module, text, source, target_text, recipe)
     name = recipe.qualified
     if status.done == NOT_FOUND:
-        raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do" if not recipe.infer else
-                           f"{name} not found, nor {recipe.callee} in {recipe.target_file}: nothing to do", source)
+        if not recipe.infer:  # a preset's method: an older release predates it
+            raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do", source)
+        raise BadInput(f"{name} not found, nor {recipe.callee} in {recipe.target_file}"
+                       f"{_did_you_mean(module, source, recipe)}", source)
     if status.done == LAST and steps == range(LAST, LAST + 1) and recipe.infer and not recipe.narrows and status.line:
         status = Status(LAST - 1, status.line)  # the last step with nothing to do: it runs and says so
     if status.done == LAST:
@@ -88,6 +93,14 @@ def run(ctx: Context, recipe: Recipe, steps: range,
         f"partially extracted (steps 1-{status.done} applied)"
     plan.messages.insert(1, f"recognised shape: {plan.shape}")
     return plan
+
+
+def _did_you_mean(module, source, recipe: Recipe) -> str:
+    """`: did you mean ...?` naming the class's methods closest to the one asked for."""
+    _, cls = top_class(module, recipe.class_name, source)
+    names = [s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)]
+    close = difflib.get_close_matches(recipe.method_name, names, n=3)
+    return f": did you mean {' or '.join(close)}?" if close else " (the class has no method of that name)"
 
 
 def _run_steps(state: ExtractionRun, steps: range) -> None:

@@ -13,6 +13,9 @@ from typing import Mapping, Optional, Sequence
 
 from codemods.core.context import Context
 from pysource.checkout import Checkout
+from pysource.classes import files_defining
+from pysource.layout import packages_held
+from pysource.modules import module_files
 from codemods.core.errors import BadInput
 from codemods.extract_method.recipe import Narrow, Recipe
 
@@ -30,6 +33,7 @@ class MethodSpec:
     pass_self: Optional[str] = None  # --pass-self NAME
     moved_globals: Sequence[str] = ()  # --move-global NAME
     source_file: Optional[str] = None  # --source FILE (relative to the folder holding the package)
+    class_module: Optional[str] = None  # MODULE of MODULE.CLASS.METHOD: the module defining the class
 
 
 def parse_narrow(text: str) -> Narrow:
@@ -50,8 +54,9 @@ def _check(spec: MethodSpec) -> None:
     for what, name in names:
         if not _IDENT.match(name):
             raise BadInput(f"{what}: {name!r} is not a Python identifier")
-    if not all(_IDENT.match(part) for part in spec.target_module.split(".")):
-        raise BadInput(f"TARGET.MODULE: {spec.target_module!r} is not a dotted module name")
+    _check_target(spec.target_module)
+    if spec.class_module is not None and not all(_IDENT.match(p) for p in spec.class_module.split(".")):
+        raise BadInput(f"MODULE.CLASS.METHOD: {spec.class_module!r} is not a dotted module name")
     if spec.pass_self == "self":
         raise BadInput("--pass-self: name the instance other than `self` (e.g. model_runner)")
     if spec.pass_self and spec.renames:
@@ -61,27 +66,59 @@ def _check(spec: MethodSpec) -> None:
 def find_class(checkout: Checkout, class_name: str) -> str:
     """The one file of the package defining `class class_name` at top level (relative to the
     folder holding the package)."""
-    pattern = re.compile(rb"^class\s+" + re.escape(class_name.encode()) + rb"\b", re.M)
     package = checkout.package_root / checkout.package
-    found = sorted(p.relative_to(checkout.package_root).as_posix() for p in checkout.select(
-        lambda data: pattern.search(data) is not None, mentioning=class_name.encode()) if p.is_relative_to(package))
+    found = files_defining(checkout, class_name, [checkout.package])
     if not found:
         raise BadInput(f"no file under {package} defines class {class_name} at top level")
     if len(found) > 1:
         raise BadInput(f"class {class_name} is defined in {len(found)} files ({', '.join(found)}): "
-                       f"say which with --source FILE")
+                       f"say which with MODULE.{class_name}.METHOD or --source FILE")
     return found[0]
 
 
+def source_of(ctx: Context, module: str) -> Optional[str]:
+    """The file of `module` in the tree (relative to the folder holding the package), or None."""
+    return next((rel for rel in module_files(module) if (ctx.root / rel).is_file()), None)
+
+
+def module_file(ctx: Context, module: str) -> str:
+    """The file of `module`, the MODULE of MODULE.CLASS.METHOD; `BadInput` when the tree has none."""
+    found = source_of(ctx, module)
+    if found is None:
+        raise BadInput(f"{module} (of {module}.CLASS.METHOD) is no module of this tree: "
+                       f"neither {' nor '.join(str(ctx.root / rel) for rel in module_files(module))} exists")
+    return found
+
+
+def _check_target(target: str) -> None:
+    if not all(_IDENT.match(part) for part in target.split(".")):
+        raise BadInput(f"TARGET.MODULE: {target!r} is not a dotted module name (identifiers joined by dots, "
+                       f"such as sglang.srt.utils.numa_utils)")
+
+
 def context_for(path: Path, spec: MethodSpec, *, format: bool = True) -> Context:
-    """The run on PATH, which must hold the target's package (`pysource.layout`'s one PATH rule)."""
-    return Context.open(Path(path), f"{spec.target_module.split('.')[0]}/__init__.py", format=format)
+    """The run on PATH, which must hold the target's package (`pysource.layout`'s one PATH rule);
+    a target outside every package PATH holds is named as such, not as a bad tree."""
+    _check_target(spec.target_module)
+    package = spec.target_module.split(".")[0]
+    try:
+        return Context.open(Path(path), f"{package}/__init__.py", format=format)
+    except BadInput:
+        held = packages_held(Path(path))
+        if held and package not in held:
+            raise BadInput(f"TARGET.MODULE {spec.target_module}: its package {package} is not in this tree, which "
+                           f"holds {', '.join(held)}: the function moves to a module of the class's package "
+                           f"(such as {held[0]}.{spec.target_module.partition('.')[2]})", Path(path)) from None
+        raise
 
 
 def recipe_for(ctx: Context, spec: MethodSpec) -> Recipe:
     """The engine's recipe for `spec`, the class found in `ctx`'s checkout unless `--source` names it."""
     _check(spec)
-    source = spec.source_file
+    source = spec.source_file or (module_file(ctx, spec.class_module) if spec.class_module else None)
+    if spec.source_file and spec.class_module and Path(spec.source_file).as_posix() != source_of(ctx, spec.class_module):
+        raise BadInput(f"--source {spec.source_file} is not the file of {spec.class_module}, the module "
+                       f"{spec.class_module}.{spec.class_name}.{spec.method_name} names")
     if source is None:
         source = find_class(ctx.checkout, spec.class_name)
     source = Path(source).as_posix()

@@ -242,8 +242,10 @@ class MoveFunction(Step["ExtractionRun"]):
 
     def apply(self, run: "ExtractionRun") -> str:
         recipe, ctx, target = run.recipe, run.ctx, run.target
+        # a recipe that creates its module writes it whole: one already there must be the same
+        into = None if recipe.new_target else run.current[target]
         run.module, new_target, run.hole = move_function(run.module, run.text, run.source, recipe, ctx.style, target,
-                                                         run.current[target], run.members, run.original)
+                                                         into, run.members, run.original)
         if recipe.new_target and run.original_target is not None and run.original_target != new_target:
             raise BadInput("target module already present with other content", target)
         refuse_new_cycle(ctx.checkout, recipe, run.source, run.original, run.status.line, run.current[target],

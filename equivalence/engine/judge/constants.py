@@ -21,7 +21,8 @@ import copy
 from dataclasses import dataclass, field
 
 from pysource.names import global_reads, loaded_names, stored_names
-from pysource.modules import Tree, import_bindings, module_level_statements, module_name, source_segment
+from pysource.checkout import Checkout
+from pysource.modules import import_bindings, module_level_statements, module_name, source_segment
 
 EXPAND_DEPTH = 2
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -43,7 +44,7 @@ class ConstantCheck:
 
 @dataclass
 class _Side:
-    tree: Tree
+    tree: Checkout
     rel: str
     local: dict[str, ast.stmt] = field(default_factory=dict)  # name -> the function-level import binding it
 
@@ -109,7 +110,7 @@ class _Expand(ast.NodeTransformer):
         return copy.deepcopy(stmt.value)
 
 
-def compare_constants(before_tree: Tree, before_rel: str, after_tree: Tree, after_rel: str, names: set[str],
+def compare_constants(before_tree: Checkout, before_rel: str, after_tree: Checkout, after_rel: str, names: set[str],
                       before_local: dict[str, ast.stmt] | None = None,
                       after_local: dict[str, ast.stmt] | None = None) -> list[ConstantCheck]:
     """Compare the globals `names` (read by the AFTER function), and those their bindings read;

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
-import re
 import sys
 import traceback
 import types
@@ -26,6 +25,7 @@ from equivalence.engine.load.defaults import PASSED, passing_defaults, unpassed
 from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.faithful import HELPERS
 from equivalence.engine.load.inputs import Inputs, derive
+from pysource.classes import find_class_file
 from pysource.extraction import Extraction, LocateError, locate
 from pysource.names import attribute_chain
 from pysource.modules import module_name
@@ -86,41 +86,16 @@ def find_source(path: Path, class_name: str, module: str | None = None) -> tuple
     path = Path(path)
     if not path.is_dir():
         raise LoadError(f"{path}: {'not a directory' if path.exists() else 'no such file or directory'}")
-    candidates = [path, path / "python"] + ([path.parent] if (path / "__init__.py").is_file() else [])
-    found = []
-    for root in candidates:
-        packages = [p for p in sorted(root.iterdir()) if (p / "__init__.py").is_file()] if root.is_dir() else []
-        if root == path.parent:
-            packages = [path]
-        for rel in _defining(root, packages, class_name, module):
-            found.append((root.resolve(), rel))
-        if found:
-            break
+    root, found = find_class_file(path, class_name, module)
     if not found:
         what = f"module {module}" if module else f"module defining class {class_name}"
+        package_folder = (path / "__init__.py").is_file()
         raise LoadError(f"{path}: no {what} here (looked in the packages of {path}, {path / 'python'}"
-                        f"{', and ' + str(path.parent) if len(candidates) > 2 else ''})")
+                        f"{', and ' + str(path.parent) if package_folder else ''})")
     if len(found) > 1:
-        listed = ", ".join(rel for _, rel in found)
-        raise LoadError(f"{path}: class {class_name} is defined in {len(found)} modules ({listed}); "
+        raise LoadError(f"{path}: class {class_name} is defined in {len(found)} modules ({', '.join(found)}); "
                         f"name one: --method MODULE.{class_name}.METHOD")
-    return found[0]
-
-
-def _defining(root: Path, packages: list[Path], class_name: str, module: str | None) -> list[str]:
-    if module:
-        base = module.replace(".", "/")
-        return [rel for rel in (f"{base}.py", f"{base}/__init__.py") if (root / rel).is_file()]
-    pattern = re.compile(rf"^class {re.escape(class_name)}\b", re.M)
-    out = []
-    for package in packages:
-        for path in sorted(package.rglob("*.py")):
-            try:
-                if pattern.search(path.read_text(errors="replace")):
-                    out.append(path.relative_to(root).as_posix())
-            except OSError:
-                continue
-    return out
+    return root, found[0]
 
 
 def exec_module(name: str, filename: str, source: str | ast.Module) -> types.ModuleType:
