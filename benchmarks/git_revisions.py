@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from equivalence import revisions  # noqa: E402
+from equivalence.versions import revisions  # noqa: E402
 from equivalence.presets.kv_dtype.subject import KV_PATH, RUNNER_PATH  # noqa: E402
 from tests.git_series import codemod_commits, make_checkout  # noqa: E402
 from tests.releases import release_root  # noqa: E402
