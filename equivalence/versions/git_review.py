@@ -1,7 +1,7 @@
 """`--git BASE..HEAD` / `--commits BASE..HEAD`: check revisions of a git checkout.
 
 Each revision's files are read from git into the run's temporary folder (versions/revisions.py), the
-consecutive revisions are checked as pairs by the subject's check (`cli.check_trees`), and the
+consecutive revisions are checked as pairs by the subject's check (`Subject.check`), and the
 report gains a `revisions` section saying which commit introduced a divergence. A revision
 that cannot be loaded is bad input (exit 2), named by its short hash and subject.
 """
