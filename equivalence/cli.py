@@ -24,10 +24,12 @@ import sys
 from pathlib import Path
 
 from equivalence import subjects
+from equivalence.engine.load.errors import LoadError
 from equivalence.engine.report.pr_comment import fit
 from equivalence.subject import Subject
+from equivalence.versions import revisions
 from equivalence.versions.codemod_steps import CodemodFailed, CodemodMissing, Interrupted, step_versions, temporary_workdir
-from equivalence.versions.revisions import RevisionError
+from equivalence.versions.revisions import RevisionError, Series
 
 EPILOG = """\
 with --method (any extraction):
@@ -139,20 +141,32 @@ def parse_args(argv):
         parser.error("give either BEFORE AFTER or --steps PATH, or --git/--commits BASE..HEAD [PATH]")
     subject = subjects.choose(args)
     subject.validate(args, parser.error)
-    require_harness()
     return args, subject
+
+
+def check_paths(args, subject: Subject) -> Series | None:
+    """Each PATH's folder holding the package, or with --git/--commits the revisions: found (or
+    refused, in one line) before torch is imported."""
+    if args.range:
+        return revisions.series(args.trees[0] if args.trees else Path.cwd(), args.range, bool(args.commits))
+    for path in [args.steps] if args.steps else args.trees:
+        subject.root(path)
+    return None
 
 
 def main(argv=None) -> int:
     try:
         args, subject = parse_args(argv)
+        series = check_paths(args, subject)
+        require_harness()
     except SystemExit as e:
         return 2 if e.code else 0
-    from equivalence.engine.load.version import LoadError  # imports torch
-
+    except (LoadError, RevisionError) as e:
+        print(f"equivalence: {e}", file=sys.stderr)
+        return 2
     try:
         with temporary_workdir() as work:
-            report = run(args, subject, Path(work), (LoadError,))
+            report = run(args, subject, series, work)
     except (LoadError, CodemodMissing, CodemodFailed, RevisionError) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2
@@ -167,16 +181,16 @@ def main(argv=None) -> int:
     return exit_code(report)
 
 
-def run(args, subject: Subject, work: Path, load_errors: tuple[type[Exception], ...]) -> dict:
+def run(args, subject: Subject, series: Series | None, work: Path) -> dict:
     """The report of the versions the command line names: revisions of a git checkout, the
     codemod's steps on a tree, or two trees."""
     from equivalence.versions.git_review import Checker, review
 
-    if args.range:
+    if series:
         intended = subject.intended()
         checker = Checker(subject.git_files, lambda trees, pairs: subject.check(trees, pairs, args.mutants, intended),
-                          load_errors)
-        return review(args.trees[0] if args.trees else Path.cwd(), args.range, bool(args.commits), work, checker)
+                          (LoadError,))
+        return review(series, work, checker)
     if args.steps:
         versions = step_versions(subject.root(args.steps), work, subject.refactor(), subject.fixes())
         return subject.check(versions.trees, versions.pairs, args.mutants, versions.intended)

@@ -14,8 +14,12 @@ KV_PATH = "sglang/srt/mem_cache/kv_cache_dtype.py"  # where the steps move it
 
 
 def find_root(path: Path) -> Path:
-    """The folder holding the `sglang` package: the codemod's rule (`pysource.layout`)."""
+    """The folder holding the `sglang` package: the codemod's rule (`pysource.layout`), and
+    its messages for a PATH that is missing or no folder."""
+    path = Path(path)
+    if not path.is_dir():
+        raise LoadError(f"{path}: {'not a directory' if path.exists() else 'no such file or directory'}")
     try:
-        return layout.find_root(Path(path), RUNNER_PATH).root
+        return layout.find_root(path, RUNNER_PATH).root
     except layout.NotASourceTree as e:
         raise LoadError(f"{path}: {e}") from None
