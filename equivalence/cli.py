@@ -27,7 +27,7 @@ from equivalence import subjects
 from equivalence.engine.load.errors import LoadError
 from equivalence.engine.report.pr_comment import fit
 from equivalence.subject import Subject
-from equivalence.versions import revisions
+from equivalence.versions import compared, revisions
 from equivalence.versions.codemod_steps import CodemodFailed, CodemodMissing, Interrupted, step_versions, temporary_workdir
 from equivalence.versions.revisions import RevisionError, Series
 
@@ -190,11 +190,15 @@ def run(args, subject: Subject, series: Series | None, work: Path) -> dict:
         intended = subject.intended()
         checker = Checker(subject.git_files, lambda trees, pairs: subject.check(trees, pairs, args.mutants, intended),
                           (LoadError,))
-        return review(series, work, checker)
+        return {**review(series, work, checker), "compared": compared.of_revisions(series)}
     if args.steps:
-        versions = step_versions(subject.root(args.steps), work, subject.refactor(), subject.fixes())
-        return subject.check(versions.trees, versions.pairs, args.mutants, versions.intended)
-    return subject.check([(str(p), p) for p in args.trees], [(0, 1)], args.mutants, subject.intended())
+        fixes = subject.fixes()
+        versions = step_versions(subject.root(args.steps), work, subject.refactor(), fixes)
+        report = subject.check(versions.trees, versions.pairs, args.mutants, versions.intended)
+        return {**report, "compared": compared.of_steps(args.steps, versions, subject.codemod_name,
+                                                        [f.name for f in fixes])}
+    report = subject.check([(str(p), p) for p in args.trees], [(0, 1)], args.mutants, subject.intended())
+    return {**report, "compared": compared.of_trees(args.trees, [subject.root(p) for p in args.trees])}
 
 
 def exit_code(report: dict) -> int:
