@@ -31,11 +31,12 @@ def core_loop(root: Path) -> float:
     from equivalence.engine.world.world import Domains
     from equivalence.presets.kv_dtype import hints as presets
     from equivalence.presets.kv_dtype.check import dflash_inputs, literals
-    from equivalence.presets.kv_dtype.steps import step_trees
+    from equivalence.presets.kv_dtype.preset import kv_codemod
     from equivalence.presets.kv_dtype.subject import load_version
+    from equivalence.versions.codemod_steps import step_trees
 
     with tempfile.TemporaryDirectory() as work:
-        trees = step_trees(root, Path(work))
+        trees = step_trees(root, Path(work), kv_codemod())
         before, after = load_version(trees[0][1], "original"), load_version(trees[-1][1], "step 4")
     versions = [before, after]
     hints = presets.hints(literals(versions), dflash_inputs(versions), None, 150)

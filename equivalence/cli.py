@@ -5,9 +5,9 @@ PR #31147's preset: `python -m equivalence BEFORE AFTER`, `--steps PATH`. Either
 of a git checkout, which is only read: `--git BASE..HEAD [PATH]` (two revisions), `--commits
 BASE..HEAD [PATH]` (each commit against its parent; see versions/git_review.py).
 
-Parses the command line into labelled trees and the pairs to check, hands them to
-`check_trees` with the subject (a method, or the kv_dtype preset), writes the reports and maps
-the verdict to the exit code.
+Parses the command line into the subject (subjects.choose: a method, or the kv_dtype preset),
+labelled trees and the pairs to check, has the subject check them and write its reports, and
+maps the verdict to the exit code.
 
 Exit 0 equivalent, 1 divergent (wins over incomplete coverage), 2 inconclusive / input not
 covered / could not load / bad usage (message names file and line); 130 (143 for SIGTERM)
@@ -21,13 +21,16 @@ import importlib
 import json
 import signal
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from equivalence import subjects
+from equivalence.engine.load.errors import LoadError
 from equivalence.engine.report.pr_comment import fit
 from pysource.parsing import Parses
-from equivalence.versions.codemod_steps import CodemodFailed, CodemodMissing, Interrupted, temporary_workdir
-from equivalence.versions.revisions import RevisionError
+from equivalence.subject import Subject
+from equivalence.versions import compared, revisions
+from equivalence.versions.codemod_steps import CodemodFailed, CodemodMissing, Interrupted, step_versions, temporary_workdir
+from equivalence.versions.revisions import RevisionError, Series
 
 EPILOG = """\
 with --method (any extraction):
@@ -93,19 +96,6 @@ def require_harness() -> None:
             raise SystemExit(2) from None
 
 
-@dataclass
-class Options:
-    """What to check (a method, else the kv_dtype preset), how hard to look, and what to add to
-    the pairwise check."""
-
-    method: str | None = None  # CLASS.METHOD or MODULE.CLASS.METHOD
-    function: str | None = None  # the extracted function's name, when not the method's
-    seed: int | None = None
-    examples: int = 150
-    mutants: bool = False
-    intended: dict[int, list[str]] = field(default_factory=dict)  # pair index -> findings that pair fixes
-
-
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python -m equivalence", description=__doc__.splitlines()[0],
@@ -150,150 +140,66 @@ def parse_args(argv):
             parser.error("--intended goes with BEFORE AFTER or --git BASE..HEAD (one pair)")
     elif bool(args.steps) == bool(args.trees) or (args.trees and len(args.trees) != 2):
         parser.error("give either BEFORE AFTER or --steps PATH, or --git/--commits BASE..HEAD [PATH]")
-    if args.method is not None and len(args.method.split(".")) < 2:
-        parser.error(f"--method wants CLASS.METHOD (or MODULE.CLASS.METHOD), got {args.method!r}")
-    given = [o for o, v in (("--to", args.to), ("--rename", args.rename), ("--narrow", args.narrow),
-                            ("--pass-self", args.pass_self), ("--move-global", args.move_global)) if v]
-    if given and not (args.steps and args.method):
-        parser.error(f"{given[0]} is a codemod option: it goes with --steps PATH --method CLASS.METHOD")
-    if args.steps and args.method and not args.to:
-        parser.error("--steps with --method needs --to TARGET.MODULE (where the function moves)")
-    bad = [r for r in args.rename if "=" not in r]
-    if bad:
-        parser.error(f"--rename wants ATTR=PARAM, got {bad[0]!r}")
-    if args.method and (args.fix or args.intended):
-        parser.error("--fix and --intended belong to the kv preset (without --method)")
-    if args.fix and not args.steps:
-        parser.error("--fix goes with --steps PATH (for two trees, use --intended FINDING_ID)")
-    if args.intended and args.steps:
-        parser.error("--intended goes with BEFORE AFTER (with --steps, use --fix NAME)")
-    if args.fix:
-        from equivalence.presets.kv_dtype.fixes import known_fixes
-
-        unknown = sorted(set(args.fix) - set(known_fixes()))
-        if unknown:
-            parser.error(f"unknown fix {unknown[0]!r}; known: {', '.join(known_fixes())}")
-    require_harness()
-    if args.intended:
-        from equivalence.presets.kv_dtype.intended import FINDINGS  # imports torch: only when --intended is given
-
-        unknown = [f for f in args.intended if f not in FINDINGS]
-        if unknown:
-            parser.error(f"unknown finding {unknown[0]!r}; known: {', '.join(FINDINGS)}")
-    return args
+    subject = subjects.choose(args)
+    subject.validate(args, parser.error)
+    return args, subject
 
 
-def check_trees(trees: list[tuple[str, Path]], pairs: list[tuple[int, int]], options: Options) -> dict:
-    """Load each labelled tree as a version and check each pair (indices into `trees`): the one
-    entry point of every flow (two trees, codemod steps, ...). Returns the report dict; raises
-    a LoadError naming file and line when a version cannot be loaded."""
-    if options.method:
-        from equivalence.engine.check import Method, check
-
-        *module, class_name, method_name = options.method.split(".")
-        versions = []
-        for label, path in trees:
-            root, source = find_source(path, class_name, ".".join(module) or None)
-            method = Method(class_name, method_name, source, options.function)
-            versions.append(method.load(root, label))
-        return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, options.mutants)
-    from equivalence.presets.kv_dtype.check import check  # imports torch
-    from equivalence.presets.kv_dtype.subject import load_version
-
-    versions = [load_version(path, label) for label, path in trees]
-    return check(versions, [(versions[b], versions[a]) for b, a in pairs], options.seed, options.examples,
-                 options.mutants, options.intended)
-
-
-def find_source(path: Path, class_name: str, module: str | None):
-    from equivalence.engine.load.version import find_source as find
-
-    return find(path, class_name, module)
-
-
-def method_steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int, int]]]:
-    """original -> step 1 -> ... -> step 4, then original -> the one-shot output, made by
-    codemods.extract_method with the given options."""
-    from equivalence.versions import codemod_steps as trees
-
-    try:
-        from codemods.extract_method import MethodSpec, refactor
-    except ImportError as e:
-        raise CodemodMissing(f"--steps --method needs codemods.extract_method, which is not importable here ({e})") from None
-    *module, class_name, method_name = args.method.split(".")
-    root, _ = find_source(args.steps, class_name, ".".join(module) or None)
-    spec = MethodSpec(class_name, method_name, args.to, function_name=args.name,
-                      renames=dict(r.split("=", 1) for r in args.rename), narrows=tuple(args.narrow),
-                      pass_self=args.pass_self, moved_globals=tuple(args.move_global))
-    run = lambda tree, steps: refactor(tree, spec, steps=steps)  # noqa: E731
-    steps = trees.step_trees(root, work, run)
-    one_shot = trees.one_shot_tree(root, work, run)
-    return steps + [one_shot], [(i, i + 1) for i in range(len(steps) - 1)] + [(0, len(steps))]
-
-
-def steps_flow(args, work: Path) -> tuple[list[tuple[str, Path]], list[tuple[int, int]], dict[int, str]]:
-    """original -> step 1 -> ... -> step 4 (-> fixes), then original -> the one-shot output;
-    trees in refactoring order (findings name the version a fix removed them in)."""
-    from equivalence.presets.kv_dtype.fixes import fix_trees
-    from equivalence.presets.kv_dtype.subject import find_root
-    from equivalence.presets.kv_dtype.steps import one_shot_tree, step_trees
-
-    root = find_root(args.steps)
-    steps = step_trees(root, work)
-    fixed = fix_trees(steps[-1][1], work, args.fix, steps[0][1]) if args.fix else []
-    one_shot = one_shot_tree(root, work)
-    trees = steps + [one_shot] + [(label, path) for label, path, _ in fixed]
-    chain = list(range(len(steps))) + list(range(len(steps) + 1, len(trees)))
-    pairs = list(zip(chain, chain[1:])) + [(0, len(steps))]
-    intended = {len(steps) - 1 + i: [finding] for i, (_, _, finding) in enumerate(fixed)}
-    return trees, pairs, intended
+def check_paths(args, subject: Subject) -> Series | None:
+    """Each PATH's folder holding the package, or with --git/--commits the revisions: found (or
+    refused, in one line) before torch is imported."""
+    if args.range:
+        return revisions.series(args.trees[0] if args.trees else Path.cwd(), args.range, bool(args.commits))
+    for path in [args.steps] if args.steps else args.trees:
+        subject.root(path)
+    return None
 
 
 def main(argv=None) -> int:
     try:
-        args = parse_args(argv)
+        args, subject = parse_args(argv)
+        series = check_paths(args, subject)
+        require_harness()
     except SystemExit as e:
         return 2 if e.code else 0
-    options = Options(args.method, args.name, args.seed, args.examples, args.mutants)
-    from equivalence.engine.load.version import LoadError  # imports torch
-    from equivalence.versions.git_review import Checker, review
-    from equivalence.presets.kv_dtype.subject import KV_PATH, RUNNER_PATH
-
+    except (LoadError, RevisionError) as e:
+        print(f"equivalence: {e}", file=sys.stderr)
+        return 2
     try:
         with temporary_workdir() as work, Parses():  # each text parsed once in the run
-            if args.range:
-                # the preset loads two files (the rest is stubbed); --method finds its class by scanning the package
-                checker = Checker(None if args.method else (RUNNER_PATH, KV_PATH),
-                                  lambda trees, pairs: check_trees(trees, pairs, options), (LoadError,))
-                options.intended = {0: args.intended} if args.intended else {}
-                report = review(args.trees[0] if args.trees else Path.cwd(), args.range, bool(args.commits), work,
-                                checker)
-            else:
-                if args.steps and args.method:
-                    trees, pairs = method_steps_flow(args, Path(work))
-                elif args.steps:
-                    trees, pairs, options.intended = steps_flow(args, Path(work))
-                else:
-                    trees, pairs = [(str(p), p) for p in args.trees], [(0, 1)]
-                    options.intended = {0: args.intended} if args.intended else {}
-                report = check_trees(trees, pairs, options)
+            report = run(args, subject, series, work)
     except (LoadError, CodemodMissing, CodemodFailed, RevisionError) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, Interrupted) as e:
         print("equivalence: interrupted; temporary files removed", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
-    if args.method:
-        from equivalence.engine.report.report import markdown, terminal
-    else:
-        from equivalence.presets.kv_dtype.report import markdown, terminal
-
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     if args.markdown:
-        args.markdown.write_text(fit(markdown(report)))
-    print(terminal(report))
+        args.markdown.write_text(fit(subject.markdown(report)))
+    print(subject.terminal(report))
     return exit_code(report)
+
+
+def run(args, subject: Subject, series: Series | None, work: Path) -> dict:
+    """The report of the versions the command line names: revisions of a git checkout, the
+    codemod's steps on a tree, or two trees."""
+    from equivalence.versions.git_review import Checker, review
+
+    if series:
+        intended = subject.intended()
+        checker = Checker(subject.git_files, lambda trees, pairs: subject.check(trees, pairs, args.mutants, intended),
+                          (LoadError,))
+        return {**review(series, work, checker), "compared": compared.of_revisions(series)}
+    if args.steps:
+        fixes = subject.fixes()
+        versions = step_versions(subject.root(args.steps), work, subject.refactor(), fixes)
+        report = subject.check(versions.trees, versions.pairs, args.mutants, versions.intended)
+        return {**report, "compared": compared.of_steps(args.steps, versions, subject.codemod_name,
+                                                        [f.name for f in fixes])}
+    report = subject.check([(str(p), p) for p in args.trees], [(0, 1)], args.mutants, subject.intended())
+    return {**report, "compared": compared.of_trees(args.trees, [subject.root(p) for p in args.trees])}
 
 
 def exit_code(report: dict) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from equivalence.cli import main
-from equivalence.presets.kv_dtype.steps import ONE_SHOT
+from equivalence.versions.codemod_steps import ONE_SHOT
 from tests.releases import WITH_METHOD, release_root
 
 pytest.importorskip("codemods.extract_kv_dtype")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from equivalence.cli import main
-from equivalence.presets.kv_dtype.steps import ONE_SHOT
+from equivalence.versions.codemod_steps import ONE_SHOT
 from tests.releases import WITH_METHOD, release_root
 
 

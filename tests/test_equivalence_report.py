@@ -151,9 +151,10 @@ def test_steps_checks_the_codemods_one_shot_output_last(tmp_path, monkeypatch):
     """The last pair is original -> what the codemod writes in one run (not the step-4 copy of
     the step-by-step chain): a difference only the one-shot output has must be seen."""
     pytest.importorskip("codemods.extract_kv_dtype")
-    import equivalence.presets.kv_dtype.steps as steps
+    import equivalence.presets.kv_dtype.preset as preset
+    from equivalence.versions.codemod_steps import ONE_SHOT
 
-    real = steps._refactor()
+    real = preset.kv_codemod()
 
     def refactor(tree, steps_=range(1, 5), **kw):
         plan = real(tree, steps_, **kw)
@@ -163,10 +164,10 @@ def test_steps_checks_the_codemods_one_shot_output_last(tmp_path, monkeypatch):
                                                   "kv_cache_dtype = torch.float8_e4m3fn\n")
         return plan
 
-    monkeypatch.setattr(steps, "_refactor", lambda: refactor)
+    monkeypatch.setattr(preset, "kv_codemod", lambda: refactor)
     out = tmp_path / "r.json"
     code = main(["--steps", str(FIXTURES / "record_call"), "--json", str(out), "--examples", "30"])
     pairs = json.loads(out.read_text())["pairs"]
-    assert [p["after"] for p in pairs] == ["step 1", "step 2", "step 3", "step 4", steps.ONE_SHOT]
+    assert [p["after"] for p in pairs] == ["step 1", "step 2", "step 3", "step 4", ONE_SHOT]
     assert [p["verdict"] for p in pairs] == ["equivalent"] * 4 + ["divergent"] and code == 1
     assert pairs[-1]["divergences"][0]["example"]["server_args.kv_cache_dtype"] == "fp8_e5m2"

@@ -1,4 +1,5 @@
-"""Versions made by a codemod: each in a temporary copy of the user's tree (hard links, so that
+"""Versions made by a codemod (`--steps`): the original, each step, each fix, the one-shot
+output; each in a temporary copy of the user's tree (hard links, so that
 copying a release is cheap; changed files are replaced, never written through a link); the
 run's temporary folder, removed whatever happens (also on SIGINT/SIGTERM/SIGHUP)."""
 
@@ -9,7 +10,9 @@ import shutil
 import signal
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 
 class CodemodMissing(Exception):
@@ -48,8 +51,40 @@ def apply_in_copy(previous: Path, dest: Path, original: Path, run) -> Path:
     return dest
 
 
-STEPS = (1, 2, 3, 4)
-ONE_SHOT = "codemod output (steps 1-4 in one run)"
+# the codemods' steps (codemods.extract_method and its kv preset run 1-4; neither exports the number)
+STEPS = range(1, 5)
+ONE_SHOT = f"codemod output (steps {STEPS[0]}-{STEPS[-1]} in one run)"
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A change a codemod makes after its last step, meant to fix one finding."""
+
+    name: str
+    finding: str
+    apply: Callable[[Path], object]  # tree -> the codemod's plan
+
+
+@dataclass
+class StepVersions:
+    trees: list[tuple[str, Path]]
+    pairs: list[tuple[int, int]]  # indices into trees
+    intended: dict[int, list[str]]  # pair index -> the finding its fix is meant to fix
+
+
+def step_versions(root: Path, workdir: Path, refactor, fixes: list[Fix] = ()) -> StepVersions:
+    """original -> step 1 -> ... -> the last step (-> each fix), then original -> the one-shot
+    output; trees in refactoring order (findings name the version a fix removed them in)."""
+    steps = step_trees(root, workdir, refactor)
+    fixed, previous = [], steps[-1][1]
+    for fix in fixes:
+        previous = apply_in_copy(previous, workdir / f"fix-{fix.name}", root, fix.apply)
+        fixed.append((f"+ fix {fix.name}", previous))
+    trees = steps + [one_shot_tree(root, workdir, refactor)] + fixed
+    chain = list(range(len(steps))) + list(range(len(steps) + 1, len(trees)))
+    pairs = list(zip(chain, chain[1:])) + [(0, len(steps))]
+    intended = {len(steps) - 1 + i: [fix.finding] for i, fix in enumerate(fixes)}
+    return StepVersions(trees, pairs, intended)
 
 
 def step_trees(root: Path, workdir: Path, refactor) -> list[tuple[str, Path]]:
@@ -64,10 +99,10 @@ def step_trees(root: Path, workdir: Path, refactor) -> list[tuple[str, Path]]:
 
 
 def one_shot_tree(root: Path, workdir: Path, refactor) -> tuple[str, Path]:
-    """The codemod's output as a user gets it: all four steps in one run, in its own copy.
+    """The codemod's output as a user gets it: all its steps in one run, in its own copy.
     (Step by step, a codemod may place things by its split-run rule; in one run, where the
     method was: the two outputs can differ, and the one-shot output is what gets committed.)"""
-    return ONE_SHOT, apply_in_copy(root, workdir / "one-shot", root, lambda tree: refactor(tree, range(1, 5)))
+    return ONE_SHOT, apply_in_copy(root, workdir / "one-shot", root, lambda tree: refactor(tree, STEPS))
 
 
 class Interrupted(BaseException):

@@ -1,7 +1,7 @@
 """`--git BASE..HEAD` / `--commits BASE..HEAD`: check revisions of a git checkout.
 
 Each revision's files are read from git into the run's temporary folder (versions/revisions.py), the
-consecutive revisions are checked as pairs by the subject's check (`cli.check_trees`), and the
+consecutive revisions are checked as pairs by the subject's check (`Subject.check`), and the
 report gains a `revisions` section saying which commit introduced a divergence. A revision
 that cannot be loaded is bad input (exit 2), named by its short hash and subject.
 """
@@ -28,13 +28,12 @@ class Checker:
     load_errors: tuple[type[Exception], ...]  # what `check` raises when a tree cannot be loaded
 
 
-def review(path: Path, spec: str, each_commit: bool, work: Path, checker: Checker) -> dict:
-    """The report of `checker` on the revisions of `spec` in the checkout at `path`, each
+def review(series: Series, work: Path, checker: Checker) -> dict:
+    """The report of `checker` on the revisions of `series` (`revisions.series`), each
     consecutive pair checked, read into `work`; bad input raises RevisionError (one line)."""
-    series = revisions.series(path, spec, each_commit)
     if revisions.uncommitted_changes(series.repo):
         print(f"equivalence: note: {series.repo} has uncommitted changes; they are not checked, "
-              f"only the revisions of {spec} are read", file=sys.stderr)
+              f"only the revisions of {series.spec} are read", file=sys.stderr)
     folders = [work / f"{index}-{rev.short}" for index, rev in enumerate(series.revisions)]
     trees = [(rev.short, _write(series, index, folder, checker.files))
              for index, (rev, folder) in enumerate(zip(series.revisions, folders))]

@@ -152,3 +152,9 @@ def write_revision(repo: Path, revision: Revision, dest: Path, needs: tuple[str,
 def in_repository_terms(message: str, dest: Path) -> str:
     """A loader's message about the temporary copy at `dest`, with paths relative to the checkout."""
     return message.replace(f"{dest}{os.sep}", "").replace(str(dest), ".")
+
+
+def read_file(repo: Path, revision: Revision, rel: str) -> str | None:
+    """The text of `rel` (inside the folder holding the package) in `revision`, None if absent."""
+    out = git(repo, "cat-file", "-p", f"{revision.sha}:{package_prefix(repo, revision)}{rel}")
+    return out.stdout if out.returncode == 0 else None

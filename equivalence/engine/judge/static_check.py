@@ -40,7 +40,8 @@ from equivalence.engine.judge.constants import ConstantCheck, compare_constants
 from pysource.extraction import Extraction, locate
 from equivalence.engine.judge.substitution import Logic, MapEntry, StaticCheckError, caller_note, logic_of, own_parameters
 
-__all__ = ["check_trees", "static_check", "StaticReport", "Residual", "StaticCheckError", "to_markdown"]
+__all__ = ["check_trees", "static_check", "StaticReport", "Residual", "StaticCheckError", "to_markdown",
+           "inline_code"]
 
 
 @dataclass
@@ -338,12 +339,17 @@ def _default_changes(old: Logic, new: Logic) -> list[Residual]:
             for name in old.defaults if name in new.defaults and old.defaults[name] != new.defaults[name]]
 
 
+def inline_code(text: str, max_lines: int = 6) -> str:
+    """`text` as one Markdown code span (its first `max_lines` lines joined by ⏎); "" for ""."""
+    lines = text.splitlines() or [""]
+    shown = " ⏎ ".join(line.strip() for line in lines[:max_lines]) + (" …" if len(lines) > max_lines else "")
+    return "`" + shown.replace("`", "'") + "`" if text else ""
+
+
 def to_markdown(report: StaticReport, max_lines: int = 6) -> str:
     """The report as Markdown for a PR comment: the map, the residual differences, the constants."""
     def code(text: str) -> str:
-        lines = text.splitlines() or [""]
-        shown = " ⏎ ".join(line.strip() for line in lines[:max_lines]) + (" …" if len(lines) > max_lines else "")
-        return "`" + shown.replace("`", "'") + "`" if text else ""
+        return inline_code(text, max_lines)
 
     verdict = "**divergent** (a module global changed)" if report.divergent else "no changed module global"
     out = [f"### Static check: {verdict}", "", f"before: `{report.before}`  ", f"after: `{report.after}`", "",

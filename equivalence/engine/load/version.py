@@ -21,21 +21,17 @@ from pathlib import Path
 
 import torch  # noqa: F401  (real, and imported before any version: its own optional imports must not meet the stubs)
 
+from equivalence.engine.load.errors import LoadError
 from equivalence.engine.load.defaults import PASSED, passing_defaults, unpassed
 from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.faithful import HELPERS
 from equivalence.engine.load.inputs import Inputs, derive
-from pysource.classes import find_class_file
 from pysource.extraction import Extraction, LocateError, locate
 from pysource.names import attribute_chain
 from pysource.modules import module_name
 from equivalence.engine.load.stubs import PrivateModules, StubScope
 
 ENTRY = "__equivalence_entry__"
-
-
-class LoadError(Exception):
-    """The version cannot be loaded; the message names the file and line."""
 
 
 @dataclass
@@ -76,26 +72,6 @@ class Version:
     def where(self) -> str:
         site = self.ext.call_sites[0] if self.ext.call_sites else None
         return f"{self.root / self.ext.source_rel}:{site.line}" if site else str(self.root / self.ext.source_rel)
-
-
-def find_source(path: Path, class_name: str, module: str | None = None) -> tuple[Path, str]:
-    """(the folder holding the package, the file defining `class_name` relative to it) for the
-    PATH a user typed: a folder holding the package, a checkout (PATH/python/...), or the
-    package folder itself. The file is `module`'s if given, else the only module of the
-    packages there that defines the class at module level."""
-    path = Path(path)
-    if not path.is_dir():
-        raise LoadError(f"{path}: {'not a directory' if path.exists() else 'no such file or directory'}")
-    root, found = find_class_file(path, class_name, module)
-    if not found:
-        what = f"module {module}" if module else f"module defining class {class_name}"
-        package_folder = (path / "__init__.py").is_file()
-        raise LoadError(f"{path}: no {what} here (looked in the packages of {path}, {path / 'python'}"
-                        f"{', and ' + str(path.parent) if package_folder else ''})")
-    if len(found) > 1:
-        raise LoadError(f"{path}: class {class_name} is defined in {len(found)} modules ({', '.join(found)}); "
-                        f"name one: --method MODULE.{class_name}.METHOD")
-    return root, found[0]
 
 
 def exec_module(name: str, filename: str, source: str | ast.Module) -> types.ModuleType:

@@ -11,7 +11,7 @@ from equivalence.engine.judge.compare import CLASSIFIED, NOT_MODELLED, is_diverg
 from equivalence.engine.run.explore import size
 from equivalence.engine.run.observe import Observation
 from equivalence.engine.run.pairs import PairResult, smallest
-from equivalence.engine.judge.static_check import StaticReport, to_markdown
+from equivalence.engine.judge.static_check import StaticReport, inline_code, to_markdown
 from equivalence.engine.world.world import describe
 
 EXPLAIN = {
@@ -150,16 +150,44 @@ def revision_lines(report: dict, code=str) -> list[str]:
     return lines
 
 
+def compared_lines(report: dict, code=str) -> list[str]:
+    """What was compared (the `compared` key the command line adds), with the sglang release of
+    each version where known; `code` quotes a path or hash."""
+    compared = report.get("compared")
+    if not compared:
+        return []
+    versions = compared["versions"]
+
+    def release(entry: dict) -> str:
+        return f" (sglang {entry['sglang_version']})" if "sglang_version" in entry else ""
+
+    if compared["mode"] == "trees":
+        return ["Compared " + " with ".join(f"{code(v['path'])}{release(v)}" for v in versions) + "."]
+    if compared["mode"] == "steps":
+        fixes = f", then its fixes {', '.join(compared['fixes'])}" if compared["fixes"] else ""
+        return [f"Compared {code(compared['path'])}{release(versions[0])} with the output of {compared['codemod']} "
+                f"on it, step by step and in one run{fixes}."]
+    releases = [(v["label"], v.get("sglang_version")) for v in versions]
+    if len({r for _, r in releases}) == 1:
+        where = release(versions[0])
+    else:
+        changes = [(label, r) for i, (label, r) in enumerate(releases) if i == 0 or r != releases[i - 1][1]]
+        where = " (" + ", ".join(f"sglang {r or 'unknown'} at {code(label)}" for label, r in changes) + ")"
+    return [f"Compared revisions of the git checkout {code(compared['repository'])}{where}."]
+
+
 def _cell(text) -> str:
     return str(text).replace("|", "\\|")
 
 
 def summary_table(report: dict) -> list[str]:
-    """The verdict, the revisions checked (with --git/--commits) and one row per pair: the head
-    of every Markdown report."""
+    """The verdict, the revisions checked (with --git/--commits), what was compared and one row
+    per pair: the head of every Markdown report."""
     out = [f"## Equivalence check: **{report['verdict']}**", ""]
     for line in revision_lines(report, lambda s: f"`{s}`"):
         out += [f"**{line}**" if line.startswith("Divergence") else line, ""]
+    for line in compared_lines(report, lambda s: f"`{s}`"):
+        out += [line, ""]
     subjects = _subjects(report)
     out.append("| before | after | configs | verdict | classified differences | branch coverage (before / after) |")
     out.append("|---|---|---|---|---|---|")
@@ -171,15 +199,32 @@ def summary_table(report: dict) -> list[str]:
     return out
 
 
-def difference_sections(p: dict, example_line: Callable[[dict], str] = _choices) -> list[str]:
+def _named(p: dict) -> str:
+    return f"{p['before']} → {p['after']}"
+
+
+def _first_same(p: dict, earlier: list[dict], value: Callable[[dict], object]) -> dict | None:
+    """The first of the `earlier` pairs whose `value` equals this pair's."""
+    return next((q for q in earlier if value(q) == value(p)), None)
+
+
+def difference_sections(p: dict, example_line: Callable[[dict], str] = _choices, earlier: list[dict] = ()) -> list[str]:
     """A pair's divergences, classified differences and what was not modelled, in Markdown,
-    each kind with its smallest configuration (`example_line(entry)`) and both observations."""
+    each kind with its smallest configuration (`example_line(entry)`) and both observations.
+    Classified differences or what was not modelled that an `earlier` pair had word for word
+    name that pair instead; divergences are always shown in full, in each pair they make divergent."""
     out = []
-    for title, entries in (("Divergences", p["divergences"]), ("Classified differences", p["classified"]),
-                           ("Not modelled", p.get("not_modelled", []))):
+    for title, key in (("Divergences", "divergences"), ("Classified differences", "classified"),
+                       ("Not modelled", "not_modelled")):
+        entries = p.get(key, [])
         if not entries:
             continue
-        out += ["", f"### {title}: {p['before']} → {p['after']}"]
+        out += ["", f"### {title}: {_named(p)}"]
+        same = _first_same(p, earlier, lambda q: q.get(key, [])) if key != "divergences" else None
+        if same:
+            kinds = ", ".join(f"{d['kind']} in {d['count']} configurations" for d in entries)
+            out.append(f"- the same as {_named(same)}: {kinds}, with the same smallest configurations and observations")
+            continue
         for d in entries:
             out.append(f"- **{d['kind']}** in {d['count']} configurations. " + d.get("explanation", ""))
             for g in d.get("globals", []):
@@ -193,8 +238,8 @@ def difference_sections(p: dict, example_line: Callable[[dict], str] = _choices)
 
 def markdown(report: dict) -> str:
     out = summary_table(report)
-    for p in report["pairs"]:
-        out += difference_sections(p)
+    for i, p in enumerate(report["pairs"]):
+        out += difference_sections(p, earlier=report["pairs"][:i])
         for side, cov in p["coverage"].items():
             units = ", ".join(f"{u['unit']} {u['hit']}/{u['branches']}" for u in cov.get("units", []))
             out.append(f"- {p['before']} → {p['after']}, {side}: branches {cov['hit']}/{cov['branches']}"
@@ -204,8 +249,10 @@ def markdown(report: dict) -> str:
             out.append(f"- {p['before']} → {p['after']}: stopped at the budget of {p['configs']} configurations")
         out.append(f"- inputs varied ({len(p['inputs'])}): " + "; ".join(
             f"`{k}` {', '.join(map(str, v))}" for k, v in p["inputs"].items()))
+        same = _first_same(p, report["pairs"][:i], lambda q: q["static"])
         if "residuals" in p["static"]:
-            out += ["", to_markdown(StaticReport.from_json(p["static"])).rstrip()]
+            text = to_markdown(StaticReport.from_json(p["static"])).rstrip()
+            out += ["", text.split("\n")[0], "", f"The same as for {_named(same)}."] if same else ["", text]
         else:
             out += ["", f"### Static check: not done ({p['static']['error']})"]
     if "mutants" in report:
@@ -239,8 +286,38 @@ def static_lines(p: dict) -> list[str]:
             + ("; a module global changed" if static["divergent"] else "")]
 
 
+def static_items(p: dict, earlier: list[dict] = ()) -> list[str]:
+    """What a pair's `static_lines` counts, as items under it: the map, each residual difference
+    and each changed module global; a list an `earlier` pair had the same names that pair."""
+    static = p.get("static") or {}
+    if "residuals" not in static:
+        return []
+    out = []
+    same = _first_same(p, earlier, lambda q: (q.get("static") or {}).get("map"))
+    if static["map"] and same:
+        out.append(f"  - map: the same as {_named(same)}")
+    elif static["map"]:
+        out.append("  - map: " + "; ".join(f"`{e['name']}` ({e['kind']}) stands for {inline_code(e['expression'])}"
+                                          for e in static["map"]))
+    same = _first_same(p, earlier, lambda q: (q.get("static") or {}).get("residuals"))
+    if static["residuals"] and same:
+        out.append(f"  - residual differences: the same as {_named(same)}")
+    else:
+        for r in static["residuals"]:
+            parts = [f"{side} L{r[f'{side}_line']} {inline_code(r[side])}" if r[f"{side}_line"] else
+                     f"{side} {inline_code(r[side])}" for side in ("before", "after") if r[side]]
+            if r["after_mapped"] and r["after_mapped"] != r["after"]:
+                parts.append(f"after, mapped {inline_code(r['after_mapped'])}")
+            out.append(f"  - {r['kind']}: {', '.join(parts)}" + (f" — {r['note']}" if r["note"] else ""))
+    for c in static["constants"]:
+        if not c["equal"]:
+            out.append(f"  - module global `{c['name']}` changed: before {inline_code(c['before']) or 'unbound'}, "
+                       f"after {inline_code(c['after']) or 'unbound'} ({c['detail']})")
+    return out
+
+
 def terminal(report: dict) -> str:
-    lines = revision_lines(report)
+    lines = revision_lines(report) + compared_lines(report)
     for p in report["pairs"]:
         lines.append(pair_line(p, report))
         for d in p["divergences"] + p["not_modelled"]:

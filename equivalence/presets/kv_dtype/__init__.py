@@ -2,6 +2,6 @@
 on the generic engine: `subject` (the method, torch an input) -> `hints` (the values of the
 inputs the review names, their product as the configurations) -> engine pairs -> `observed`
 (the kv effects of an observation) -> `findings`, `intended` (a fix's delta), `mutants` ->
-`report`; `check.check` is the entry point (cli.check_trees calls it); `steps` / `fixes` make
-the kv codemod's versions.
+`report`; `check.check` is the entry point, `preset` the command line's subject (it calls
+check.check, and gives `--steps` the kv codemod and its `fixes`).
 """

@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 
 from equivalence.engine.run.observe import Observation
 from equivalence.engine.world.world import ABSENT, describe, value
+from equivalence.presets.kv_dtype.finding_ids import FP4, KEYERROR
 from equivalence.presets.kv_dtype.hints import DRAFT, DTYPE, FIXED, FP8, HIP, KV, MODEL, SPEC, TORCH, size_key
 from equivalence.presets.kv_dtype.observed import effect_json, kv_effect
 
-FP4 = "fp4-fallback-not-auto"
-KEYERROR = "kv-str-keyerror"
 
 # What sglang itself sets fp8_dtype to (sglang.srt.layers.quantization.fp8_kernel):
 # float8_e4m3fnuz on HIP devices that need it, float8_e4m3fn elsewhere.

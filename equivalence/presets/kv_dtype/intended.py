@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from equivalence.engine.judge.compare import INTENDED, is_divergence
 from equivalence.engine.run.pairs import Difference, PairResult
-from equivalence.presets.kv_dtype.findings import FP4, KEYERROR, FindingSets, Observed
+from equivalence.presets.kv_dtype.finding_ids import KEYERROR
+from equivalence.presets.kv_dtype.findings import FindingSets, Observed
 
 UNINTENDED = "unintended-divergence"
 INCOMPLETE = "fix-incomplete"
 STILL_HOLDS = "finding-still-holds"
 NOT_AS_SPECIFIED = "fix-not-as-specified"
-FINDINGS = (FP4, KEYERROR)
 TABLE = "TORCH_DTYPE_TO_KV_CACHE_STR"
 
 

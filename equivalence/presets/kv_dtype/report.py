@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 
 from equivalence.engine.report.report import EXPLAIN as ENGINE_EXPLAIN
-from equivalence.engine.report.report import Render, difference_sections, missed_lines, overall, pair_json, pair_line, revision_lines, static_lines, summary_table
+from equivalence.engine.report.report import (Render, compared_lines, difference_sections, missed_lines, overall,
+                                              pair_json, pair_line, revision_lines, static_items, static_lines,
+                                              summary_table)
 from equivalence.presets.kv_dtype.findings import Finding
 from equivalence.presets.kv_dtype.hints import size_key, to_json
 from equivalence.presets.kv_dtype.observed import summary
@@ -94,13 +96,14 @@ def markdown(report: dict) -> str:
     for p in report["pairs"]:
         for i in p.get("intended", []):
             out += ["", f"- {p['before']} → {p['after']}: {_intended_line(i)}"]
-    for p in report["pairs"]:
-        out += difference_sections(p, lambda d: _config_line(d["example"]))
+    for i, p in enumerate(report["pairs"]):
+        out += difference_sections(p, lambda d: _config_line(d["example"]), report["pairs"][:i])
         for side, cov in p["coverage"].items():
             if cov["missed"]:
                 out.append(f"- {p['before']} → {p['after']}, {side}: branches not hit: {'; '.join(cov['missed'])}")
-    static = [f"- {p['before']} → {p['after']}: {line.strip().removeprefix('static: ')}" for p in report["pairs"]
-              for line in static_lines(p)]
+    static = [item for i, p in enumerate(report["pairs"]) for line in static_lines(p)
+              for item in [f"- {p['before']} → {p['after']}: {line.strip().removeprefix('static: ')}",
+                           *static_items(p, report["pairs"][:i])]]
     if static:
         out += ["", "Static check (the moved code against the old body, modulo the substitution map):", *static]
     if report["findings"]:
@@ -140,7 +143,7 @@ def _intended_line(i: dict) -> str:
 
 
 def terminal(report: dict) -> str:
-    lines = revision_lines(report)
+    lines = revision_lines(report) + compared_lines(report)
     for p in report["pairs"]:
         lines.append(pair_line(p, report))
         for i in p.get("intended", []):

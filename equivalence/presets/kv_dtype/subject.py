@@ -5,25 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pysource import layout
-
 from equivalence.engine.check import Method
-from equivalence.engine.load.version import LoadError, Version
+from equivalence.engine.load.version import Version
+from equivalence.presets.kv_dtype.files import KV_PATH, RUNNER_PATH, find_root
 from equivalence.presets.kv_dtype.hints import TORCH
+
+__all__ = ["RUNNER_CLASS", "METHOD", "RUNNER_PATH", "KV_PATH", "SUBJECT", "find_root", "load_version"]
 
 RUNNER_CLASS = "ModelRunner"
 METHOD = "configure_kv_cache_dtype"
-RUNNER_PATH = "sglang/srt/model_executor/model_runner.py"
-KV_PATH = "sglang/srt/mem_cache/kv_cache_dtype.py"  # where the steps move it
 SUBJECT = Method(RUNNER_CLASS, METHOD, RUNNER_PATH, real_inputs={"torch": TORCH})
-
-
-def find_root(path: Path) -> Path:
-    """The folder holding the `sglang` package: the codemod's rule (`pysource.layout`)."""
-    try:
-        return layout.find_root(Path(path), RUNNER_PATH).root
-    except layout.NotASourceTree as e:
-        raise LoadError(f"{path}: {e}") from None
 
 
 def load_version(path: Path, label: str | None = None, overrides: dict[str, str] | None = None) -> Version:

@@ -1,0 +1,29 @@
+"""Which file of the PATH a user typed defines the class to check (`pysource.classes`' one rule).
+Imports nothing heavy (no torch): the command line checks its paths with it before importing torch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from equivalence.engine.load.errors import LoadError
+from pysource.classes import find_class_file
+
+
+def find_source(path: Path, class_name: str, module: str | None = None) -> tuple[Path, str]:
+    """(the folder holding the package, the file defining `class_name` relative to it) for the
+    PATH a user typed: a folder holding the package, a checkout (PATH/python/...), or the
+    package folder itself. The file is `module`'s if given, else the only module of the
+    packages there that defines the class at module level."""
+    path = Path(path)
+    if not path.is_dir():
+        raise LoadError(f"{path}: {'not a directory' if path.exists() else 'no such file or directory'}")
+    root, found = find_class_file(path, class_name, module)
+    if not found:
+        what = f"module {module}" if module else f"module defining class {class_name}"
+        package_folder = (path / "__init__.py").is_file()
+        raise LoadError(f"{path}: no {what} here (looked in the packages of {path}, {path / 'python'}"
+                        f"{', and ' + str(path.parent) if package_folder else ''})")
+    if len(found) > 1:
+        raise LoadError(f"{path}: class {class_name} is defined in {len(found)} modules ({', '.join(found)}); "
+                        f"name one: --method MODULE.{class_name}.METHOD")
+    return root, found[0]

@@ -1,0 +1,81 @@
+"""PR #31147's preset as the command line's subject (no `--method`): its own check (check.py)
+and report (report.py), codemods.extract_kv_dtype and its fixes for `--steps`, the two files a
+git revision needs; `--fix`, `--intended`, `--seed`, `--examples` are its options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from equivalence.presets.kv_dtype.finding_ids import FINDINGS
+from equivalence.presets.kv_dtype.files import KV_PATH, RUNNER_PATH, find_root
+from equivalence.presets.kv_dtype.fixes import known_fixes
+from equivalence.subject import Subject
+from equivalence.subjects.method import codemod_options_given
+from equivalence.versions.codemod_steps import CodemodMissing, Fix
+
+
+def kv_codemod():
+    """codemods.extract_kv_dtype's `refactor(tree, steps, fixes=...)`."""
+    try:
+        from codemods.extract_kv_dtype import refactor
+    except ImportError as e:
+        raise CodemodMissing(
+            f"--steps needs codemods.extract_kv_dtype.refactor, which is not importable here ({e})"
+        ) from None
+    return refactor
+
+
+class KvPreset(Subject):
+    git_files = (RUNNER_PATH, KV_PATH)  # the preset loads these two (the rest is stubbed)
+    codemod_name = "codemods.extract_kv_dtype"
+
+    def __init__(self, args):
+        self.args = args
+
+    def validate(self, args, error) -> None:
+        given = codemod_options_given(args)
+        if given:
+            error(f"{given[0]} is a codemod option: it goes with --steps PATH --method CLASS.METHOD")
+        if args.fix and not args.steps:
+            error("--fix goes with --steps PATH (for two trees, use --intended FINDING_ID)")
+        if args.intended and args.steps:
+            error("--intended goes with BEFORE AFTER (with --steps, use --fix NAME)")
+        if args.fix:
+            unknown = sorted(set(args.fix) - set(known_fixes()))
+            if unknown:
+                error(f"unknown fix {unknown[0]!r}; known: {', '.join(known_fixes())}")
+        unknown = [f for f in args.intended if f not in FINDINGS]
+        if unknown:
+            error(f"unknown finding {unknown[0]!r}; known: {', '.join(FINDINGS)}")
+
+    def root(self, path: Path) -> Path:
+        return find_root(path)
+
+    def refactor(self):
+        return kv_codemod()
+
+    def fixes(self) -> list[Fix]:
+        refactor = kv_codemod()
+        return [Fix(name, finding, lambda tree, name=name: refactor(tree, None, fixes=[name]))
+                for name, finding in known_fixes().items() if name in self.args.fix]
+
+    def intended(self) -> dict[int, list[str]]:
+        return {0: self.args.intended} if self.args.intended else {}
+
+    def check(self, trees, pairs, mutants, intended) -> dict:
+        from equivalence.presets.kv_dtype.check import check  # imports torch
+        from equivalence.presets.kv_dtype.subject import load_version
+
+        versions = [load_version(path, label) for label, path in trees]
+        return check(versions, [(versions[b], versions[a]) for b, a in pairs], self.args.seed, self.args.examples,
+                     mutants, intended)
+
+    def markdown(self, report: dict) -> str:
+        from equivalence.presets.kv_dtype.report import markdown
+
+        return markdown(report)
+
+    def terminal(self, report: dict) -> str:
+        from equivalence.presets.kv_dtype.report import terminal
+
+        return terminal(report)

@@ -1,0 +1,55 @@
+"""What `python -m equivalence` checks, as the command line sees it. Two kinds implement it: any
+method (`subjects/method.py`, `--method CLASS.METHOD`) and PR #31147's preset
+(`presets/kv_dtype/preset.py`); `subjects.choose` picks one. Imports nothing heavy (no torch):
+the command line validates its options and checks its paths through it first."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Callable, NoReturn
+
+from equivalence.versions.codemod_steps import Fix
+
+Trees = list[tuple[str, Path]]  # (label, the folder holding the package)
+Pairs = list[tuple[int, int]]  # (before, after): indices into the trees
+Intended = dict[int, list[str]]  # pair index -> the findings that pair (a fix) may change
+
+
+class Subject(ABC):
+    # what a git revision needs: paths inside the folder holding the package, the first one
+    # required (versions/git_review.Checker.files); None: every .py file
+    git_files: tuple[str, ...] | None = None
+    codemod_name: str  # the codemod `--steps` runs, as its command is named
+
+    @abstractmethod
+    def validate(self, args, error: Callable[[str], NoReturn]) -> None:
+        """Reject (through `error`, a usage error) the options that do not go with this subject."""
+
+    @abstractmethod
+    def root(self, path: Path) -> Path:
+        """The folder holding the package in the PATH a user typed; a LoadError says why there is none."""
+
+    @abstractmethod
+    def refactor(self) -> Callable:
+        """The codemod's `refactor(tree, steps) -> Plan` for `--steps` (CodemodMissing when it is
+        not importable)."""
+
+    def fixes(self) -> list[Fix]:
+        """What `--steps` applies after the last step, each paired with the finding it fixes."""
+        return []
+
+    def intended(self) -> Intended:
+        """The findings a single pair (BEFORE AFTER, --git) is meant to fix."""
+        return {}
+
+    @abstractmethod
+    def check(self, trees: Trees, pairs: Pairs, mutants: bool, intended: Intended) -> dict:
+        """Load each tree as a version and check each pair: the report dict; a LoadError names
+        file and line when a version cannot be loaded."""
+
+    @abstractmethod
+    def markdown(self, report: dict) -> str: ...
+
+    @abstractmethod
+    def terminal(self, report: dict) -> str: ...

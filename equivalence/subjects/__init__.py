@@ -1,0 +1,13 @@
+"""The subject the command line checks, chosen here and nowhere else: a method given with
+`--method` (subjects/method.py), else PR #31147's preset (presets/kv_dtype/preset.py)."""
+
+from __future__ import annotations
+
+from equivalence.subject import Subject
+
+
+def choose(args) -> Subject:
+    from equivalence.presets.kv_dtype.preset import KvPreset
+    from equivalence.subjects.method import MethodSubject
+
+    return MethodSubject(args) if args.method else KvPreset(args)

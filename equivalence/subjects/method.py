@@ -1,0 +1,84 @@
+"""`--method CLASS.METHOD`: the generic engine's check of any extraction (engine/check.py), with
+codemods.extract_method for `--steps` and every .py file of a git revision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from equivalence.engine.load.source_file import find_source
+from equivalence.subject import Subject
+from equivalence.versions.codemod_steps import CodemodMissing
+
+CODEMOD_OPTIONS = (("--to", "to"), ("--rename", "rename"), ("--narrow", "narrow"), ("--pass-self", "pass_self"),
+                   ("--move-global", "move_global"))
+
+
+def codemod_options_given(args) -> list[str]:
+    return [option for option, dest in CODEMOD_OPTIONS if getattr(args, dest)]
+
+
+class MethodSubject(Subject):
+    git_files = None  # the class is found by scanning the package
+    codemod_name = "codemods.extract_method"
+
+    def __init__(self, args):
+        self.args = args
+        parts = args.method.split(".")  # validate() rejects fewer than two
+        self.class_name, self.method_name = parts[-2:] if len(parts) > 1 else (None, None)
+        self.module = ".".join(parts[:-2]) or None
+        self._found: dict[Path, tuple[Path, str]] = {}
+
+    def validate(self, args, error) -> None:
+        if len(args.method.split(".")) < 2:
+            error(f"--method wants CLASS.METHOD (or MODULE.CLASS.METHOD), got {args.method!r}")
+        given = codemod_options_given(args)
+        if given and not args.steps:
+            error(f"{given[0]} is a codemod option: it goes with --steps PATH --method CLASS.METHOD")
+        if args.steps and not args.to:
+            error("--steps with --method needs --to TARGET.MODULE (where the function moves)")
+        bad = [r for r in args.rename if "=" not in r]
+        if bad:
+            error(f"--rename wants ATTR=PARAM, got {bad[0]!r}")
+        if args.fix or args.intended:
+            error("--fix and --intended belong to the kv preset (without --method)")
+
+    def find(self, path: Path) -> tuple[Path, str]:
+        """(the folder holding the package, the file defining the class), found once per path."""
+        if path not in self._found:
+            self._found[path] = find_source(path, self.class_name, self.module)
+        return self._found[path]
+
+    def root(self, path: Path) -> Path:
+        return self.find(path)[0]
+
+    def refactor(self):
+        try:
+            from codemods.extract_method import MethodSpec, refactor
+        except ImportError as e:
+            raise CodemodMissing(f"--steps --method needs codemods.extract_method, which is not importable here ({e})") \
+                from None
+        a = self.args
+        spec = MethodSpec(self.class_name, self.method_name, a.to, function_name=a.name,
+                          renames=dict(r.split("=", 1) for r in a.rename), narrows=tuple(a.narrow),
+                          pass_self=a.pass_self, moved_globals=tuple(a.move_global))
+        return lambda tree, steps: refactor(tree, spec, steps=steps)
+
+    def check(self, trees, pairs, mutants, intended) -> dict:
+        from equivalence.engine.check import Method, check
+
+        versions = []
+        for label, path in trees:
+            root, source = self.find(path)
+            method = Method(self.class_name, self.method_name, source, self.args.name)
+            versions.append(method.load(root, label))
+        return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, mutants)
+
+    def markdown(self, report: dict) -> str:
+        from equivalence.engine.report.report import markdown
+
+        return markdown(report)
+
+    def terminal(self, report: dict) -> str:
+        from equivalence.engine.report.report import terminal
+
+        return terminal(report)
