@@ -9,7 +9,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Callable, NoReturn
 
-from equivalence.versions.codemod_steps import Fix
+from equivalence.versions.codemod_steps import Codemod, Fix
 
 Trees = list[tuple[str, Path]]  # (label, the folder holding the package)
 Pairs = list[tuple[int, int]]  # (before, after): indices into the trees
@@ -31,9 +31,9 @@ class Subject(ABC):
         """The folder holding the package in the PATH a user typed; a LoadError says why there is none."""
 
     @abstractmethod
-    def refactor(self) -> Callable:
-        """The codemod's `refactor(tree, steps) -> Plan` for `--steps` (CodemodMissing when it is
-        not importable)."""
+    def refactor(self) -> Codemod:
+        """The codemod `--steps` runs, its API and its steps (CodemodMissing when it is not
+        importable)."""
 
     def fixes(self) -> list[Fix]:
         """What `--steps` applies after the last step, each paired with the finding it fixes."""

@@ -152,9 +152,9 @@ def test_steps_checks_the_codemods_one_shot_output_last(tmp_path, monkeypatch):
     the step-by-step chain): a difference only the one-shot output has must be seen."""
     pytest.importorskip("codemods.extract_kv_dtype")
     import equivalence.presets.kv_dtype.preset as preset
-    from equivalence.versions.codemod_steps import ONE_SHOT
+    from equivalence.versions.codemod_steps import ONE_SHOT, Codemod
 
-    real = preset.kv_codemod()
+    real = preset.kv_codemod().run
 
     def refactor(tree, steps_=range(1, 5), **kw):
         plan = real(tree, steps_, **kw)
@@ -164,7 +164,7 @@ def test_steps_checks_the_codemods_one_shot_output_last(tmp_path, monkeypatch):
                                                   "kv_cache_dtype = torch.float8_e4m3fn\n")
         return plan
 
-    monkeypatch.setattr(preset, "kv_codemod", lambda: refactor)
+    monkeypatch.setattr(preset, "kv_codemod", lambda: Codemod(refactor, range(1, 5)))
     out = tmp_path / "r.json"
     code = main(["--steps", str(FIXTURES / "record_call"), "--json", str(out), "--examples", "30"])
     pairs = json.loads(out.read_text())["pairs"]

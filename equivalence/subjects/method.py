@@ -7,7 +7,7 @@ from pathlib import Path
 
 from equivalence.engine.load.source_file import find_source
 from equivalence.subject import Subject
-from equivalence.versions.codemod_steps import CodemodMissing
+from equivalence.versions.codemod_steps import Codemod, CodemodMissing
 
 CODEMOD_OPTIONS = (("--to", "to"), ("--rename", "rename"), ("--narrow", "narrow"), ("--pass-self", "pass_self"),
                    ("--move-global", "move_global"))
@@ -53,15 +53,15 @@ class MethodSubject(Subject):
 
     def refactor(self):
         try:
-            from codemods.extract_method import MethodSpec, refactor
+            from codemods.extract_method import STEPS, MethodSpec, refactor
         except ImportError as e:
             raise CodemodMissing(f"--steps --method needs codemods.extract_method, which is not importable here ({e})") \
                 from None
         a = self.args
         spec = MethodSpec(self.class_name, self.method_name, a.to, function_name=a.name,
                           renames=dict(r.split("=", 1) for r in a.rename), narrows=tuple(a.narrow),
-                          pass_self=a.pass_self, moved_globals=tuple(a.move_global))
-        return lambda tree, steps: refactor(tree, spec, steps=steps)
+                          pass_self=a.pass_self, moved_globals=tuple(a.move_global), class_module=self.module)
+        return Codemod(lambda tree, steps: refactor(tree, spec, steps=steps), STEPS.all)
 
     def check(self, trees, pairs, mutants, intended) -> dict:
         from equivalence.engine.check import Method, check

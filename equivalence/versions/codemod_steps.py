@@ -51,9 +51,23 @@ def apply_in_copy(previous: Path, dest: Path, original: Path, run) -> Path:
     return dest
 
 
-# the codemods' steps (codemods.extract_method and its kv preset run 1-4; neither exports the number)
-STEPS = range(1, 5)
-ONE_SHOT = f"codemod output (steps {STEPS[0]}-{STEPS[-1]} in one run)"
+@dataclass(frozen=True)
+class Codemod:
+    """What `--steps` runs: the codemod's API and its steps (as the codemod defines them)."""
+
+    run: Callable[[Path, range], object]  # (tree, steps) -> its plan, nothing written
+    steps: range  # all its steps, 1..N
+
+    @property
+    def one_shot(self) -> str:
+        return one_shot_label(self.steps)
+
+
+def one_shot_label(steps: range) -> str:
+    return f"codemod output (steps {steps[0]}-{steps[-1]} in one run)"
+
+
+ONE_SHOT = one_shot_label(range(1, 5))  # codemods.extract_method's, and its kv preset's
 
 
 @dataclass(frozen=True)
@@ -72,37 +86,37 @@ class StepVersions:
     intended: dict[int, list[str]]  # pair index -> the finding its fix is meant to fix
 
 
-def step_versions(root: Path, workdir: Path, refactor, fixes: list[Fix] = ()) -> StepVersions:
+def step_versions(root: Path, workdir: Path, codemod: Codemod, fixes: list[Fix] = ()) -> StepVersions:
     """original -> step 1 -> ... -> the last step (-> each fix), then original -> the one-shot
     output; trees in refactoring order (findings name the version a fix removed them in)."""
-    steps = step_trees(root, workdir, refactor)
+    steps = step_trees(root, workdir, codemod)
     fixed, previous = [], steps[-1][1]
     for fix in fixes:
         previous = apply_in_copy(previous, workdir / f"fix-{fix.name}", root, fix.apply)
         fixed.append((f"+ fix {fix.name}", previous))
-    trees = steps + [one_shot_tree(root, workdir, refactor)] + fixed
+    trees = steps + [one_shot_tree(root, workdir, codemod)] + fixed
     chain = list(range(len(steps))) + list(range(len(steps) + 1, len(trees)))
     pairs = list(zip(chain, chain[1:])) + [(0, len(steps))]
     intended = {len(steps) - 1 + i: [fix.finding] for i, fix in enumerate(fixes)}
     return StepVersions(trees, pairs, intended)
 
 
-def step_trees(root: Path, workdir: Path, refactor) -> list[tuple[str, Path]]:
-    """[("original", root), ("step 1", copy), ...]: step k applied to the tree of step k-1;
-    `refactor(tree, steps)` is the codemod's API (returns a plan, writes nothing)."""
+def step_trees(root: Path, workdir: Path, codemod: Codemod) -> list[tuple[str, Path]]:
+    """[("original", root), ("step 1", copy), ...]: step k applied to the tree of step k-1."""
     trees = [("original", root)]
-    for step in STEPS:
+    for step in codemod.steps:
         dest = apply_in_copy(trees[-1][1], workdir / f"step{step}", root,
-                             lambda tree: refactor(tree, range(step, step + 1)))
+                             lambda tree: codemod.run(tree, range(step, step + 1)))
         trees.append((f"step {step}", dest))
     return trees
 
 
-def one_shot_tree(root: Path, workdir: Path, refactor) -> tuple[str, Path]:
+def one_shot_tree(root: Path, workdir: Path, codemod: Codemod) -> tuple[str, Path]:
     """The codemod's output as a user gets it: all its steps in one run, in its own copy.
     (Step by step, a codemod may place things by its split-run rule; in one run, where the
     method was: the two outputs can differ, and the one-shot output is what gets committed.)"""
-    return ONE_SHOT, apply_in_copy(root, workdir / "one-shot", root, lambda tree: refactor(tree, STEPS))
+    return codemod.one_shot, apply_in_copy(root, workdir / "one-shot", root,
+                                           lambda tree: codemod.run(tree, codemod.steps))
 
 
 class Interrupted(BaseException):

@@ -20,6 +20,8 @@ new global) are varied by the world like any method's.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import functools
 import itertools
 import re
@@ -177,8 +179,27 @@ def hypothesis_configs(active: set[str], seed: int | None, examples: int) -> lis
 
     if seed is not None:
         draw = hseed(seed)(draw)
-    draw()
+    with _without_local_constants():
+        draw()
     return _unique(drawn)
+
+
+@contextmanager
+def _without_local_constants():
+    """Hypothesis (6.131 and newer) also draws the literals of every local module it finds in
+    sys.modules, which here are the harness's own: the configurations drawn would change with the
+    harness's code, not with the code under review. Those are left out while drawing."""
+    from hypothesis.internal.conjecture import providers
+
+    if not hasattr(providers, "_get_local_constants"):  # an older hypothesis: nothing to leave out
+        yield
+        return
+    real = providers._get_local_constants
+    providers._get_local_constants = lambda *args, **kwargs: providers.Constants()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = real
 
 
 def _unique(configs: list[dict]) -> list[dict]:

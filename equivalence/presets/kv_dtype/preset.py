@@ -11,18 +11,18 @@ from equivalence.presets.kv_dtype.files import KV_PATH, RUNNER_PATH, find_root
 from equivalence.presets.kv_dtype.fixes import known_fixes
 from equivalence.subject import Subject
 from equivalence.subjects.method import codemod_options_given
-from equivalence.versions.codemod_steps import CodemodMissing, Fix
+from equivalence.versions.codemod_steps import Codemod, CodemodMissing, Fix
 
 
-def kv_codemod():
-    """codemods.extract_kv_dtype's `refactor(tree, steps, fixes=...)`."""
+def kv_codemod() -> Codemod:
+    """codemods.extract_kv_dtype's `refactor(tree, steps, fixes=...)`, and its steps."""
     try:
-        from codemods.extract_kv_dtype import refactor
+        from codemods.extract_kv_dtype import STEPS, refactor
     except ImportError as e:
         raise CodemodMissing(
             f"--steps needs codemods.extract_kv_dtype.refactor, which is not importable here ({e})"
         ) from None
-    return refactor
+    return Codemod(refactor, STEPS.all)
 
 
 class KvPreset(Subject):
@@ -55,7 +55,7 @@ class KvPreset(Subject):
         return kv_codemod()
 
     def fixes(self) -> list[Fix]:
-        refactor = kv_codemod()
+        refactor = kv_codemod().run
         return [Fix(name, finding, lambda tree, name=name: refactor(tree, None, fixes=[name]))
                 for name, finding in known_fixes().items() if name in self.args.fix]
 
