@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from equivalence.versions import revisions
+from pysource import parsing
 from equivalence.versions.codemod_steps import StepVersions
 from equivalence.versions.revisions import Series
 
@@ -22,7 +23,7 @@ def sglang_version(read: Callable[[str], str | None]) -> str | None:
     for rel in VERSION_FILES:
         text = read(rel)
         try:
-            tree = ast.parse(text or "")
+            tree = parsing.parse(text or "")
         except SyntaxError:
             continue
         for node in tree.body:
