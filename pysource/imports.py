@@ -46,6 +46,12 @@ def binds(alias: ast.alias) -> tuple[str, str]:
     return root, root
 
 
+# the node classes FileNames looks at, by what it does with them (one lookup per node of a file)
+_KINDS = {ast.Name: ast.Name, ast.arg: ast.arg, ast.Import: ast.Import, ast.ImportFrom: ast.ImportFrom,
+          ast.FunctionDef: ast.FunctionDef, ast.AsyncFunctionDef: ast.FunctionDef, ast.ClassDef: ast.FunctionDef,
+          ast.ExceptHandler: ast.ExceptHandler, ast.MatchAs: ast.ExceptHandler, ast.MatchStar: ast.ExceptHandler}
+
+
 class FileNames:
     """The imports and other bindings of one parsed file."""
 
@@ -59,13 +65,28 @@ class FileNames:
         self.bound_otherwise: dict[str, int] = {}  # name -> how many other bindings it has
         self.used: set[str] = set()  # every Name in the file
         self.classes: dict[str, str] = {}  # top-level class -> qualified name, when bound once
+        other, used = self.bound_otherwise, self.used
         for node in nodes(tree):
             if each is not None:
                 each(node)
-            if isinstance(node, ast.Import):
+            kind = _KINDS.get(node.__class__)
+            if kind is None:
+                continue
+            if kind is ast.Name:
+                used.add(node.id)
+                if node.ctx.__class__ is not ast.Load:
+                    other[node.id] = other.get(node.id, 0) + 1
+            elif kind is ast.arg:
+                other[node.arg] = other.get(node.arg, 0) + 1
+            elif kind is ast.FunctionDef:  # a def or a class
+                other[node.name] = other.get(node.name, 0) + 1
+            elif kind is ast.ExceptHandler:  # or a match capture
+                if node.name:
+                    other[node.name] = other.get(node.name, 0) + 1
+            elif kind is ast.Import:
                 for a in node.names:
                     self._import(*binds(a), node)
-            elif isinstance(node, ast.ImportFrom):
+            else:
                 source = absolute_module(node, package)
                 for a in node.names:
                     if a.name == "*":
@@ -74,16 +95,6 @@ class FileNames:
                         self._other(a.asname or a.name)
                     else:
                         self._import(a.asname or a.name, f"{source}.{a.name}", node)
-            elif isinstance(node, ast.Name):
-                self.used.add(node.id)
-                if not isinstance(node.ctx, ast.Load):
-                    self._other(node.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self._other(node.name)
-            elif isinstance(node, ast.arg):
-                self._other(node.arg)
-            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-                self._other(node.name)
         prefix = f"{module}." if module else "<file>."
         for s in tree.body:
             if isinstance(s, ast.ClassDef) and self.bound_otherwise[s.name] == 1 and s.name not in self.imported:

@@ -85,8 +85,8 @@ def test_select_reads_each_file_once_and_yields_those_that_pass(tmp_path, monkey
     write_tree(tmp_path, {**PACKAGE, "test/a.py": "needle\n", "test/b.py": "hay\n"})
     checkout = Checkout(tmp_path, tmp_path / "python")
     opened = []
-    real_open = open
-    monkeypatch.setattr(checkout_module, "open", lambda p, *a: opened.append(p) or real_open(p, *a), raising=False)
+    real_open = checkout_module.os.open
+    monkeypatch.setattr(checkout_module.os, "open", lambda p, *a: opened.append(p) or real_open(p, *a))
     assert [p.name for p in checkout.select(lambda data: b"needle" in data)] == ["a.py"]
     assert [p.name for p in checkout.select(lambda data: b"hay" in data)] == ["b.py"]
     assert sorted(opened) == sorted(str(p) for p in checkout.files())

@@ -152,7 +152,8 @@ class ParsedFiles:
     def _file(self, module: str) -> Optional[Path]:
         if module.startswith("<") and module.endswith(">"):  # a file outside the package
             return self.checkout.root / module[1:-1]
-        return self.checkout.modules().get(module)
+        found = self.checkout.modules().get(module)
+        return Path(found) if found is not None else None
 
 
 def method_usages(checkout: Checkout, module: str, class_name: str, method: str) -> list[Location]:
@@ -162,6 +163,7 @@ def method_usages(checkout: Checkout, module: str, class_name: str, method: str)
     a use are followed upwards (through imports and re-exports, file by file)."""
     parsed = ParsedFiles(checkout, method)
     source = checkout.modules().get(module)
+    source = Path(source) if source is not None else None
     found: list[Location] = []
     for path in checkout.select(lambda data: True, mentioning=method.encode()):
         got = parsed.get(path)

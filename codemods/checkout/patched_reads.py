@@ -36,7 +36,7 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
     quoted = [q for n in sorted(reads) for q in (f'"{n}"'.encode(), f"'{n}'".encode())]
     alternatives = b"|".join(re.escape(n.encode()) for n in sorted(reads))
     by_name = re.compile(rb"(?:object|setattr|delattr)\(\s*[\w.]+\s*,\s*['\"](?:" + alternatives + rb")['\"]")
-    stores = [re.compile(re.escape(f".{n}".encode()) + rb"(?!\w)[ \t]*[-+*/%&|^@]?=(?!=)") for n in sorted(reads)]
+    store = re.compile(rb"\.(?:" + alternatives + rb")(?!\w)[ \t]*[-+*/%&|^@]?=(?!=)")  # module.NAME = value
 
     def worth_parsing(data: bytes) -> bool:
         if tail not in data:
@@ -45,7 +45,7 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
             return True
         if any(p in data for p in PATCH_CALLS) and any(q in data for q in quoted) and by_name.search(data):
             return True
-        return any(store.search(data) for store in stores)  # module.NAME = value
+        return store.search(data) is not None
 
     found: list[Location] = []
     for path in checkout.select(worth_parsing, mentioning=tail):

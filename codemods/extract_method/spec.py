@@ -120,6 +120,7 @@ def recipe_for(ctx: Context, spec: MethodSpec) -> Recipe:
         raise BadInput(f"--source {spec.source_file} is not the file of {spec.class_module}, the module "
                        f"{spec.class_module}.{spec.class_name}.{spec.method_name} names")
     if source is None:
+        ctx.checkout.prefetch(spec.class_name.encode(), spec.method_name.encode())  # both searched in one pass
         source = find_class(ctx.checkout, spec.class_name)
     source = Path(source).as_posix()
     if source[:-3].replace("/", ".") == spec.target_module:

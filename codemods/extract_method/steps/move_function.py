@@ -157,12 +157,13 @@ def retarget_call_sites(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe
     require_sites(sites, recipe, path, callee)
     require_calls(sites, "self", path, recipe.qualified)
     alias = recipe.target_alias
+    spelled = re.search(rf"(?<![\w.]){re.escape(alias)}\b", text) is not None  # else no name can be it
     for site in sites:
         line = site.statement
         if recipe.record and not (site.in_simple_statement and len(line.body) == 1
                                   and isinstance(line.body[0], cst.Assign) and line.body[0].value is site.call):
             raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 1 writes", path, site.line)
-        if site.holder is not None and alias in plain_names(site.holder):
+        if spelled and site.holder is not None and alias in plain_names(site.holder):
             raise Refusal(f"{site.holder.name.value} already uses the name {alias!r}, which would hide the module "
                           f"{recipe.target_module} at the call site", path, site.line)
     to = cst.parse_expression(recipe.callee)

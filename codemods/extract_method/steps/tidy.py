@@ -59,7 +59,8 @@ def tidy_source(module: cst.Module, target: cst.Module, function: str, style: St
     while True:
         code = render(module)
         bindings = index_bindings(module)
-        drop = {n for n in wanted - kept if _unused_but_bound(module, bindings, n, code)}
+        spelled = _spelled(code, wanted - kept)
+        drop = {n for n in wanted - kept if _unused_but_bound(module, bindings, n, code, spelled)}
         blocked = keep(drop) if drop else set()
         kept |= blocked
         module, gone = _drop(module, drop - blocked, target, style, globals_)
@@ -68,16 +69,24 @@ def tidy_source(module: cst.Module, target: cst.Module, function: str, style: St
             return module, dropped  # only a dropped global can leave another name unused
 
 
-def _unused_but_bound(module: cst.Module, bindings: dict, name: str, code: str) -> bool:
+def _spelled(code: str, names: set[str]) -> Counter:
+    """How many times `code` spells each of `names` as a word (not after a dot), in one search."""
+    if not names:
+        return Counter()
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return Counter(re.findall(rf"(?<![\w.])({alternatives})\b", code))
+
+
+def _unused_but_bound(module: cst.Module, bindings: dict, name: str, code: str, spelled: Counter) -> bool:
     """`name` is bound at top level by exactly one statement and used nowhere else. The text is
-    searched first (a superset of the uses: it also finds the name in comments and strings);
-    only a name it finds elsewhere is looked up in the code's real uses."""
+    searched first (`spelled`: a superset of the uses, it also finds the name in comments and
+    strings); only a name it finds elsewhere is looked up in the code's real uses."""
     found = bindings.get(name, [])
     if len(found) != 1:
         return False
     own = cst.Module(body=[module.body[found[0].index]]).code
     pat = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
-    return len(pat.findall(code)) == len(pat.findall(own)) or uses(code)[name] == uses(own)[name]
+    return spelled[name] == len(pat.findall(own)) or uses(code)[name] == uses(own)[name]
 
 
 @lru_cache(maxsize=4)
@@ -123,19 +132,19 @@ def _drop(module: cst.Module, drop: set[str], target: cst.Module, style: Style, 
         if carry is not None:
             s = s.with_changes(leading_lines=max(carry, s.leading_lines, key=len))
             carry = None
-        own = cst.Module(body=[s]).code if isinstance(s, cst.SimpleStatementLine) else ""
+        names = set()
         if is_import_line(s) and len(s.body) == 1 and not isinstance(s.body[0].names, cst.ImportStar) \
-                and "#" not in own and not _is_future(s.body[0]):
+                and not _is_future(s.body[0]):
             is_from = isinstance(s.body[0], cst.ImportFrom)
             names = {bound_name(a, is_from) for a in s.body[0].names} & drop
-            if names:
-                gone |= names
-                lead = s.leading_lines
-                s = drop_aliases(s, names)
-                if s is None:
-                    carry = lead
-                    continue
-                s = format_import(s, style)
+        if names and "#" not in cst.Module(body=[s]).code:  # an import line holding a comment stays
+            gone |= names
+            lead = s.leading_lines
+            s = drop_aliases(s, names)
+            if s is None:
+                carry = lead
+                continue
+            s = format_import(s, style)
         elif globals_ and _private_global(s) in drop and _same_in(target, target_globals, s):
             gone.add(_private_global(s))
             carry = s.leading_lines
