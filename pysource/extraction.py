@@ -247,13 +247,30 @@ class _CallFinder:
 
     def __init__(self, tree: Checkout, rel: str, module: ast.Module, cls: ast.ClassDef):
         self.tree, self.rel, self.cls = tree, rel, cls
-        statements = list(module_level_statements(module.body))
-        self.imports = imports_in(statements, rel)
-        self.module_names = {t.id for s in statements for t in ast.walk(s)
-                             if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
-        self.module_names |= {s.name for s in statements if isinstance(s, (ast.FunctionDef, ast.ClassDef))}
-        self.module_defs = {s.name for s in statements if isinstance(s, ast.FunctionDef)}
+        self.statements = list(module_level_statements(module.body))
+        self.imports = imports_in(self.statements, rel)
+        self.module_defs = {s.name for s in self.statements if isinstance(s, ast.FunctionDef)}
         self.methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        self.lines = tree.text(rel).splitlines(keepends=True)
+        self._module_names: set[str] | None = None
+
+    @property
+    def module_names(self) -> set[str]:
+        """Every name some assignment of the module (in any of its scopes) binds, and its defs."""
+        if self._module_names is None:
+            self._module_names = {t.id for s in self.statements for t in ast.walk(s)
+                                  if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            self._module_names |= {s.name for s in self.statements if isinstance(s, (ast.FunctionDef, ast.ClassDef))}
+        return self._module_names
+
+    def _spelling(self, fn: ast.FunctionDef, words: set[str]) -> bool:
+        """Whether `fn`'s text spells one of `words` (a method that does not cannot call them)."""
+        text = "".join(self.lines[fn.lineno - 1:fn.end_lineno])
+        return any(w in text for w in words)
+
+    def _names_for(self, name: str) -> set[str]:
+        """`name` and the local names the module's imports bind to a `name` (`from m import name as g`)."""
+        return {name, *(n for n, b in self.imports.items() if b.qualname.rpartition(".")[2] == name)}
 
     def _imports(self, fn: ast.FunctionDef) -> dict[str, Binding]:
         local = [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
@@ -299,7 +316,10 @@ class _CallFinder:
     def function_calls(self, name: str) -> list[_Found]:
         """Calls of a module-level function `name`, through an alias or the imported symbol."""
         out = []
+        words = self._names_for(name)
         for fn in self.methods:
+            if not self._spelling(fn, words):
+                continue
             imports = self._imports(fn)
             for node in ast.walk(fn):
                 if not isinstance(node, ast.Call) or _callee_name(node, imports) != name:
@@ -349,8 +369,9 @@ class _CallFinder:
 
     def call_sites(self, method_name: str, function_name: str | None) -> list[CallSite]:
         out = []
+        words = {method_name} | (self._names_for(function_name) if function_name else set())
         for fn in self.methods:
-            if fn.name == method_name:
+            if fn.name == method_name or not self._spelling(fn, words):
                 continue
             self_name = fn.args.args[0].arg if fn.args.args else "self"
             imports = self._imports(fn)
