@@ -35,7 +35,8 @@ def steps_done(ctx: Context, recipe: Recipe) -> int:
     """How many of the steps the tree has (NOT_FOUND: no such method)."""
     source, target = ctx.root / recipe.source_file, ctx.root / recipe.target_file
     text = ctx.read(source)
-    return detect(parse(source, text), text, source, ctx.read(target) if target.exists() else None, recipe).done
+    return detect(ctx.root, parse(source, text), text, source, ctx.read(target) if target.exists() else None,
+                  recipe).done
 
 
 def missing_steps(ctx: Context, recipe: Recipe) -> range:
@@ -51,7 +52,7 @@ def run(ctx: Context, recipe: Recipe, steps: range,
     text = ctx.read(source)
     target_text = ctx.read(target) if target.exists() else None
     module = parse(source, text)
-    status = detect(module, text, source, target_text, recipe)
+    status = detect(root, module, text, source, target_text, recipe)
     name = recipe.qualified
     if status.done == NOT_FOUND:
         if not recipe.infer:  # a preset's method: an older release predates it

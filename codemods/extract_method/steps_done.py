@@ -1,28 +1,32 @@
-"""Which steps a tree has already been through, read off the class and the target module.
+"""Which steps a tree has already been through: the shape `pysource.extraction.locate` finds (the
+harness's reading of any version, the codemod's output or upstream's), read as a step.
 
-0: the instance method; 1: it is a `@staticmethod`; 2: the class has no such method and a
-call site calls the module function (`module.function(...)`); 3: a wrapper calls the module
-function and step 4 has work left (a parameter to narrow, or something the tidy would drop);
-4: it has none, or the class never had the method and the target module defines the function,
-or the method calls it by a name imported from there (upstream's own extraction).
+0: the instance method ("method"); 1: a `@staticmethod` in place ("static"); 2: the class has no
+such method and a call site calls the module function ("moved"); 3: a wrapper calls the module
+function ("wrapper") and step 4 has work left (a parameter to narrow, or something the tidy
+would drop); 4: it has none, or the class never had the method and the target module defines the
+function, or the method calls it by a name imported from there (upstream's own extraction).
+What no step writes is refused here (a class-level assignment of the name), or left to step 1
+to refuse (several definitions).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
 
-from codemods.syntax.nodes import class_members, def_line, dotted, top_class
 from codemods.core.errors import BadInput, Refusal
 from codemods.core.formatting import Style
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.steps.tidy import tidy_source
-from codemods.syntax.nodes import parse_text
+from codemods.syntax.nodes import class_members, def_line, parse_text, top_class
+from pysource import parsing
+from pysource.extraction import Extraction, LocateError, locate
 
 NOT_FOUND = -1
 
@@ -33,35 +37,65 @@ class Status:
     line: Optional[int]
 
 
-def detect(module: cst.Module, text: str, path: Path, target_text: Optional[str], recipe: Recipe) -> Status:
+def detect(root: Path, module: cst.Module, text: str, path: Path, target_text: Optional[str],
+           recipe: Recipe) -> Status:
+    """The steps the class's module `text` (parsed: `module`) and the target's `target_text` (None:
+    absent) have been through, for the tree at `root`."""
     _, cls = top_class(module, recipe.class_name, path)
     members = class_members(cls, recipe.method_name)
     line = def_line(text, recipe.class_name, recipe.method_name)
-    defines = bool(target_text) and f"def {recipe.function}(" in target_text
-    if not members:
-        hit = re.search(rf"(?<![\w.]){re.escape(recipe.callee)}\s*\(", text)
-        if hit:  # steps 1-2: the call site calls the module function (step 3 checks it exactly)
-            at = text.count("\n", 0, hit.start()) + 1
-            if not defines:
-                raise BadInput(f"{recipe.class_name} calls {recipe.callee}(...) but {recipe.target_file} does not "
-                               f"define {recipe.function}", path, at)
-            return Status(4 if recipe.narrows and not _takes(target_text, recipe) else 2, at)
-        return Status(4 if defines else NOT_FOUND, line)
     if len(members) > 1:
         return Status(0, line)  # step 1 refuses, naming the second definition
-    node = members[0][1]
-    if isinstance(node, cst.SimpleStatementLine):  # `name = ...` in the class: no step writes that
+    if members and isinstance(members[0][1], cst.SimpleStatementLine):  # `name = ...`: no step writes that
         raise Refusal(f"{recipe.qualified} is a class-level assignment, not a method: "
                       f"this codemod neither writes nor understands that form; convert it by hand", path, line)
-    decorators = [dotted(d.decorator) for d in node.decorators]
-    if decorators == ["staticmethod"]:
+    defines = _defines(target_text, recipe.function)
+    ext = _located(root, text, target_text, recipe)
+    ours = ext is not None and ext.target_module == recipe.target_module
+    shape = ext.shape if ext is not None else None
+    if not members:
+        _calling_what_is_not_there(text, path, target_text, recipe)
+        if shape == "moved" and ours:
+            at = next((s.line for s in ext.call_sites if s.calls == "function"), line)
+            return Status(4 if recipe.narrows and not _takes(target_text, recipe) else 2, at)
+        return Status(4 if defines else NOT_FOUND, line)
+    if shape == "static":
         return Status(1, line)
-    called = {dotted(c.func) for c in m.findall(node, m.Call())}
-    if recipe.callee in called:
+    if shape == "wrapper" and ours and ext.alias == recipe.target_alias:
         return Status(3 if target_text and _step_4_pending(module, target_text, recipe) else 4, line)
-    if defines and recipe.function in called:  # upstream style: the function imported by name
+    if shape == "wrapper" and ours and defines:  # upstream style: the function imported by name
         return Status(4, line)
     return Status(0, line)
+
+
+def _located(root: Path, text: str, target_text: Optional[str], recipe: Recipe) -> Optional[Extraction]:
+    """Where the tree keeps the method's logic, reading the texts of this run; None when neither the
+    method nor a call of the function is there, or the call names what the tree does not hold."""
+    overrides = {recipe.source_file: text, **({recipe.target_file: target_text} if target_text is not None else {})}
+    try:
+        return locate(root, recipe.source_file, recipe.class_name, recipe.method_name, recipe.function, overrides)
+    except LocateError:
+        return None
+
+
+def _calling_what_is_not_there(text: str, path: Path, target_text: Optional[str], recipe: Recipe) -> None:
+    """A call site calls `module.function(...)`, which the target does not define: a tree no step
+    leaves, and no step can go on from."""
+    hit = re.search(rf"(?<![\w.]){re.escape(recipe.callee)}\s*\(", text)
+    if hit and not _defines(target_text, recipe.function):
+        raise BadInput(f"{recipe.class_name} calls {recipe.callee}(...) but {recipe.target_file} does not "
+                       f"define {recipe.function}", path, text.count("\n", 0, hit.start()) + 1)
+
+
+def _defines(target_text: Optional[str], function: str) -> bool:
+    """Whether the target module defines `function` at module level."""
+    if not target_text:
+        return False
+    try:
+        tree = parsing.parse(target_text)
+    except SyntaxError:
+        return f"def {function}(" in target_text
+    return any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == function for s in tree.body)
 
 
 def _step_4_pending(module: cst.Module, target_text: str, recipe: Recipe) -> bool:
