@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 from pysource import parsing
+from pysource.bindings import binding_index
 from pysource.modules import file_absolute_module, imports_in, module_files, module_level_statements
 
 
@@ -160,13 +161,8 @@ class Checkout:
         return next((rel for rel in module_files(dotted) if self.exists(rel)), None)
 
     def bound_names(self, rel: str) -> set[str]:
-        """The names file `rel` binds at module level (assignments, defs, classes, imports)."""
-        statements = list(module_level_statements(self.parse(rel).body))
-        names = {n.id for s in statements if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
-                 for n in ast.walk(t) if isinstance(n, ast.Name)}
-        names |= {s.name for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-        return names | set(imports_in(statements, rel))
+        """The names file `rel` binds at module level (`pysource.bindings.binding_index`)."""
+        return set(binding_index(self.parse(rel)))
 
     def canonical(self, qualname: str, depth: int = 4) -> str:
         """The dotted name of the object `qualname` names, following imports (star imports too)

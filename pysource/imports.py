@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterator, Optional
 
-from pysource.modules import absolute_module
+from pysource.modules import bindings_of_import
 
 
 def nodes(tree: ast.AST) -> Iterator[ast.AST]:
@@ -36,14 +36,6 @@ def callee_name(call: ast.Call) -> Optional[str]:
     """`object` for `mock.patch.object(...)`, `setattr` for `setattr(...)`: the name called."""
     func = call.func
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
-def binds(alias: ast.alias) -> tuple[str, str]:
-    """(local name, what it stands for) for one alias of `import ...`."""
-    if alias.asname:
-        return alias.asname, alias.name
-    root = alias.name.split(".")[0]
-    return root, root
 
 
 # the node classes FileNames looks at, by what it does with them (one lookup per node of a file)
@@ -83,18 +75,12 @@ class FileNames:
             elif kind is ast.ExceptHandler:  # or a match capture
                 if node.name:
                     other[node.name] = other.get(node.name, 0) + 1
-            elif kind is ast.Import:
-                for a in node.names:
-                    self._import(*binds(a), node)
-            else:
-                source = absolute_module(node, package)
-                for a in node.names:
-                    if a.name == "*":
-                        continue
-                    if source is None:
-                        self._other(a.asname or a.name)
+            else:  # an import
+                for b in bindings_of_import(node, package):
+                    if kind is ast.ImportFrom and b.from_module is None:  # a relative import without a package
+                        self._other(b.name)
                     else:
-                        self._import(a.asname or a.name, f"{source}.{a.name}", node)
+                        self._import(b.name, b.qualname, node)
         prefix = f"{module}." if module else "<file>."
         for s in tree.body:
             if isinstance(s, ast.ClassDef) and self.bound_otherwise[s.name] == 1 and s.name not in self.imported:

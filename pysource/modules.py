@@ -94,6 +94,12 @@ class Binding:
 
 def import_bindings(stmt: ast.stmt, rel: str) -> list[Binding]:
     """The names an import statement in file `rel` binds."""
+    return bindings_of_import(stmt, file_package(rel))
+
+
+def bindings_of_import(stmt: ast.stmt, package: str | None) -> list[Binding]:
+    """The names an import statement binds, relative imports resolved against `package`; a name
+    whose module cannot be resolved (relative, without a package) has no `from_module`."""
     out = []
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
@@ -103,10 +109,12 @@ def import_bindings(stmt: ast.stmt, rel: str) -> list[Binding]:
                 root = alias.name.split(".")[0]
                 out.append(Binding(root, root))
     elif isinstance(stmt, ast.ImportFrom):
-        module = file_absolute_module(stmt, rel)
+        module = absolute_module(stmt, package)
         for alias in stmt.names:
             if alias.name != "*":
-                out.append(Binding(alias.asname or alias.name, f"{module}.{alias.name}", module))
+                name = alias.asname or alias.name
+                out.append(Binding(name, f"{module}.{alias.name}", module) if module is not None
+                           else Binding(name, alias.name))
     return out
 
 

@@ -54,7 +54,9 @@ def bound_name(alias: cst.ImportAlias, is_from: bool) -> str:
 
 @lru_cache(maxsize=16)  # nodes hash by identity; several steps ask about the same module
 def index_bindings(module: cst.Module) -> dict[str, list[Binding]]:
-    """{name: its top-level bindings} (read-only: shared between callers)."""
+    """{name: its top-level bindings} (read-only: shared between callers). The edit-side view of
+    what `pysource.bindings.binding_index` says of a parsed text: positions in `module.body` and
+    the LibCST aliases an edit rewrites, for a module a step is changing (which has no text yet)."""
     out: dict[str, list[Binding]] = {}
 
     def add(b: Binding) -> None:
