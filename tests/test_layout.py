@@ -5,7 +5,8 @@ functions count too), and each layer imports only the layers beneath it.
     codemods.core / syntax / checkout  machinery, LibCST helpers, checkout-wide rewriting:
                                      no refactoring kind, no preset
     codemods.<kind>                  a refactoring kind: no preset of it, no other kind's command
-    equivalence.engine               the generic engine: no preset, not the command line
+    equivalence.engine               the generic engine: no preset, not the command line, nor
+                                     where versions come from (versions/) or what is checked (subjects)
 """
 
 from __future__ import annotations
@@ -109,8 +110,9 @@ RULES = [
      "machinery, syntax helpers and checkout-wide rewriting serve every refactoring kind"),
     (("codemods.extract_method",), ("codemods.extract_method.presets", "codemods.extract_kv_dtype"),
      "a refactoring kind does not know its presets"),
-    (("equivalence.engine",), ("equivalence.presets", "equivalence.cli", "codemods"),
-     "the engine does not know its presets, the command line, or how versions are made"),
+    (("equivalence.engine",), ("equivalence.presets", "equivalence.cli", "equivalence.subject", "equivalence.subjects",
+                               "equivalence.versions", "codemods"),
+     "the engine does not know its presets, the command line, its subjects, or how versions are made"),
     (("codemods",), ("equivalence",), "the codemods never import the harness"),
 ]
 
