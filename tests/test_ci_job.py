@@ -1,6 +1,6 @@
-"""The README's GitHub Actions job, run as written on a local repository.
+"""The GitHub Actions job of docs/ci.md, run as written on a local repository.
 
-The job is read from the README's YAML block (so the two cannot drift); its shell steps run in
+The job is read from the YAML block of docs/ci.md (so the two cannot drift); its shell steps run in
 order with bash the way Actions runs them (`bash --noprofile --norc -eo pipefail`), with the
 GitHub context values replaced by a local repository's base and head, a recorder in place of
 `gh`, and `$GITHUB_STEP_SUMMARY` a file. A step after a failed one runs only if its `if:` is
@@ -23,8 +23,7 @@ import yaml
 from tests.git_series import CHANGED_BRANCH, UNREACHABLE_BRANCH, codemod_commits, commit_edit, git, make_checkout
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-README = REPO_ROOT / "README.md"
-SECTION = "## Reviewing a PR from git"
+PAGE = REPO_ROOT / "docs" / "ci.md"
 NOT_RUN_HERE = {"install"}  # step ids that need the network (pip from PyPI and GitHub)
 PR_NUMBER = "31147"
 THIS_REPOSITORY = "sgl-project/sglang"
@@ -35,8 +34,7 @@ for arg; do [ "$prev" = --body-file ] && cp "$arg" "$GH_LOG.body"; prev=$arg; do
 
 
 def readme_job() -> dict:
-    section = README.read_text().split(SECTION, 1)[1]
-    block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    block = re.search(r"```yaml\n(.*?)```", PAGE.read_text(), re.S).group(1)
     (job,) = yaml.safe_load(block)["jobs"].values()
     return job
 
