@@ -11,8 +11,12 @@ Anything else is "divergent": a harness divergence or a value it could not model
 codemod produced output, a load error, a codemod crash, a refusal that does not say where
 and what.  A cosmetic variant must come out equivalent.
 
-`evaluate_all` runs the variants in worker processes (torch is imported once per worker) so
-that the whole set stays within CI's time budget on two cores.
+`Run` evaluates the variants a test session needs once, in one pool of worker processes
+(torch is imported once per worker), in the order the tests will ask for them; tests/conftest.py
+starts it as soon as the tests are collected, so that it runs while the other tests do. The
+robustness tests are split by shape (tests/test_robustness_<shape>.py) and each waits for its
+own variant only, so no test file waits for the whole set. `evaluate_all` evaluates a list at
+once.
 """
 
 from __future__ import annotations
@@ -166,6 +170,16 @@ def _work(variant_id: str) -> Outcome:
     return _WORKER.evaluate(_by_id()[variant_id])
 
 
+def pool_size(other_tests: bool) -> int:
+    """The session run's workers: ROBUSTNESS_WORKERS if set, else the CPUs (up to 4), less the one
+    this process needs when the session has other tests to run meanwhile; 0 (in this process)
+    for ROBUSTNESS_WORKERS=1 or a single CPU."""
+    n = workers()
+    if n == 1:
+        return 0
+    return n if "ROBUSTNESS_WORKERS" in os.environ or not other_tests else n - 1
+
+
 def workers() -> int:
     if "ROBUSTNESS_WORKERS" in os.environ:
         return max(1, int(os.environ["ROBUSTNESS_WORKERS"]))
@@ -181,6 +195,81 @@ def evaluate_all(ids: list[str], processes: int | None = None) -> dict[str, Outc
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(processes) as pool:
         return {o.id: o for o in pool.imap_unordered(_work, ids)}
+
+
+class Run:
+    """Outcomes of `ids`, evaluated once in `processes` spawned workers, in the background and in
+    the order given (0: in this process, as they are asked for); `outcome(id)` waits for that
+    one only."""
+
+    def __init__(self, ids: list[str], processes: int):
+        self.ids = list(ids)
+        self.done: dict[str, Outcome] = {}
+        self._pool = None
+        if processes <= 0:
+            self._results = (_work(i) for i in self.ids)
+        else:
+            # spawn, not fork: a forked copy of a process that has imported torch is not safe.
+            self._pool = multiprocessing.get_context("spawn").Pool(processes)
+            self._results = self._pool.imap_unordered(_work, self.ids)
+
+    def outcome(self, variant_id: str) -> Outcome:
+        if variant_id not in self.ids:
+            raise KeyError(f"{variant_id} is not among the variants this run evaluates")
+        while variant_id not in self.done:
+            outcome = next(self._results)
+            self.done[outcome.id] = outcome
+            RESULTS[outcome.id] = outcome
+        return self.done[variant_id]
+
+    def outcomes(self) -> dict[str, Outcome]:
+        """Every outcome of the run, by variant id (waits for all)."""
+        return {i: self.outcome(i) for i in self.ids}
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+
+# The tests over the whole set of variants (tests/test_robustness_whole_set.py): a session that
+# runs one of them evaluates every variant.
+WHOLE_SET = ("test_tally", "test_comments_survive_over_the_whole_set")
+
+
+def variant_ids(shape: str) -> list[str]:
+    """The ids of the variants of one shape, in the order variants() makes them."""
+    return [v.id for v in _by_id().values() if v.shape == shape]
+
+
+def wanted(items) -> list[str]:
+    """The variant ids a session's selected test items need, in the order they run (and if a
+    whole-set test is among the items, every other variant after them)."""
+    ids: list[str] = []
+    whole_set = False
+    for item in items:
+        module = getattr(getattr(item, "module", None), "__name__", "") or ""
+        if not module.startswith("tests.test_robustness"):
+            continue
+        name = getattr(item, "originalname", item.name)
+        whole_set = whole_set or name in WHOLE_SET
+        if name == "test_variant":
+            ids.append(item.callspec.params["variant"])
+    return list(dict.fromkeys(ids + (list(_by_id()) if whole_set else [])))
+
+
+def check_outcome(outcome: Outcome) -> None:
+    """What every variant's outcome must be: never divergent; a cosmetic variant equivalent; and
+    where the codemod produced output, the touched files' comments are the same before and after."""
+    variant = outcome.id
+    assert outcome.kind != DIVERGENT, f"{variant}: {outcome.detail}"
+    if outcome.cosmetic:
+        assert outcome.kind == EQUIVALENT, f"{variant} is cosmetic but was {outcome.kind}: {outcome.detail}"
+    if outcome.kind == EQUIVALENT:
+        before, after = Counter(outcome.comments_before), Counter(outcome.comments_after)
+        assert before == after, (f"{variant}: comments lost {dict(before - after)}, "
+                                 f"gained {dict(after - before)} in {outcome.touched}")
 
 
 def tally(outcomes: dict[str, Outcome]) -> Counter:

@@ -2,43 +2,29 @@
 equivalence harness proves equivalent (full branch coverage in both versions) or refuses,
 naming file, line and construct.  Never output that behaves differently.
 
-All variants are evaluated once per session (in worker processes, torch imported once per
-worker: see tests/robustness.py); each variant is then its own test, named by its id, and
-the tally (variants, equivalent, refused, divergent) is printed in pytest's terminal
-summary (tests/conftest.py), with or without `-s`.
+The variants are tested by shape, one file each (tests/test_robustness_<shape>.py: each variant
+its own test, named by its id, asserting `robustness.check_outcome`), and over the whole set
+(tests/test_robustness_whole_set.py: the tally, the comments); all of them are evaluated once
+per session, in one pool of worker processes started as soon as the tests are collected, while
+the other tests run (torch imported once per worker: see tests/robustness.py and
+tests/conftest.py), each test waiting for its own variant only. The tally (variants, equivalent, refused, divergent) is printed in
+pytest's terminal summary (tests/conftest.py), with or without `-s`. This file: the set of
+variants, and the checker itself.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import ast
+from pathlib import Path
 
 import pytest
 
-from tests import robustness
-from tests.robustness import DIVERGENT, EQUIVALENT, REFUSED, Outcome, evaluate_all, tally
-from tests.variants import variants
+from tests.robustness import DIVERGENT, EQUIVALENT, variant_ids
+from tests.variants import SHAPES, variants
 
 VARIANTS = variants()
 IDS = [v.id for v in VARIANTS]
-WHOLE_SET = ("test_tally", "test_comments_survive_over_the_whole_set")
-
-
-@pytest.fixture(scope="session")
-def outcomes(request) -> dict[str, Outcome]:
-    """Outcomes of the variants this session's selected tests need (all, for the set-wide tests)."""
-    wanted = set()
-    for item in request.session.items:
-        name = getattr(item, "originalname", item.name)
-        module = getattr(getattr(item, "module", None), "__name__", None)
-        if module == __name__ and name in WHOLE_SET:
-            wanted = set(IDS)
-            break
-        if module == __name__ and name == "test_variant":
-            wanted.add(item.callspec.params["variant"])
-    ids = [i for i in IDS if i in wanted]
-    result = evaluate_all(ids)
-    robustness.RESULTS.update(result)
-    return result
+TESTS = Path(__file__).resolve().parent
 
 
 def test_enough_variants_of_every_kind():
@@ -49,34 +35,46 @@ def test_enough_variants_of_every_kind():
     assert sum(1 for v in VARIANTS if v.constructs) >= 50 and sum(1 for v in VARIANTS if not v.constructs) >= 150
 
 
-@pytest.mark.parametrize("variant", IDS)
-def test_variant(variant, outcomes):
-    outcome = outcomes[variant]
-    assert outcome.kind != DIVERGENT, f"{variant}: {outcome.detail}"
-    if outcome.cosmetic:
-        assert outcome.kind == EQUIVALENT, f"{variant} is cosmetic but was {outcome.kind}: {outcome.detail}"
-    if outcome.kind == EQUIVALENT:
-        before, after = Counter(outcome.comments_before), Counter(outcome.comments_after)
-        assert before == after, (f"{variant}: comments lost {dict(before - after)}, "
-                                 f"gained {dict(after - before)} in {outcome.touched}")
+def test_every_variant_is_tested_once_by_its_shapes_file():
+    """Each shape has its file, which parametrizes test_variant by exactly that shape's ids: the
+    files together test every variant, none twice."""
+    files = sorted(TESTS.glob("test_robustness_*.py"))
+    shapes = {f.stem.removeprefix("test_robustness_"): f for f in files}
+    assert set(shapes) == set(SHAPES) | {"whole_set"}
+    tested = []
+    for shape in SHAPES:
+        tree = ast.parse(shapes[shape].read_text())
+        (test,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "test_variant"]
+        (mark,) = test.decorator_list
+        assert ast.unparse(mark) == f"pytest.mark.parametrize('variant', variant_ids({shape!r}))"
+        assert "check_outcome(robustness.outcome(variant))" in ast.unparse(test)
+        tested += variant_ids(shape)
+    assert sorted(tested) == sorted(IDS)
 
 
-def test_comments_survive_over_the_whole_set(outcomes):
-    """Over every variant the codemod rewrote, the touched files' comments before == after."""
-    produced = [o for o in outcomes.values() if o.touched]
-    before = sum((Counter(o.comments_before) for o in produced), Counter())
-    after = sum((Counter(o.comments_after) for o in produced), Counter())
-    assert len(produced) >= 150
-    # the odd-place comments of the variants are among them, and none is lost or invented
-    assert before["# picks the KV cache dtype"] > 0 and before["# may be a bare nn.Module"] > 0
-    assert before == after, f"lost {dict(before - after)}, gained {dict(after - before)}"
+def test_the_run_evaluates_in_the_order_the_tests_ask():
+    """The session's run: the variants of the selected tests in their order, then (a whole-set
+    test selected) every other one; each outcome is waited for alone."""
+    from types import SimpleNamespace
 
+    from tests.robustness import Run, wanted
 
-def test_tally(outcomes):
-    counts = tally(outcomes)
-    assert counts["variants"] == len(VARIANTS) >= 200
-    assert counts[EQUIVALENT] + counts[REFUSED] + counts[DIVERGENT] == counts["variants"]
-    assert counts[DIVERGENT] == 0, [f"{o.id}: {o.detail}" for o in outcomes.values() if o.kind == DIVERGENT]
+    def item(module, name, variant=None):
+        return SimpleNamespace(module=SimpleNamespace(__name__=module), originalname=name, name=name,
+                               callspec=SimpleNamespace(params={"variant": variant}))
+
+    first, second = variant_ids("record_dflash")[3], variant_ids("instance_log")[0]
+    items = [item("tests.test_layout", "test_no_cycle"), item("tests.test_robustness_record_dflash", "test_variant", first),
+             item("tests.test_robustness_instance_log", "test_variant", second)]
+    assert wanted(items) == [first, second]
+    whole = wanted(items + [item("tests.test_robustness_whole_set", "test_tally")])
+    assert whole[:2] == [first, second] and sorted(whole) == sorted(IDS)
+
+    refused = "record_call:unmapped-self-read"  # refused: no harness run, fast
+    run = Run([refused, "record_call:early-return"], processes=0)
+    assert run.outcome(refused).kind == "refused" and list(run.done) == [refused]
+    with pytest.raises(KeyError):
+        run.outcome(first)
 
 
 # --- the checker itself: a refusal must say where and what ------------------------------
