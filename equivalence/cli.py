@@ -17,6 +17,8 @@ interrupted, with every temporary file removed.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import importlib
 import json
 import signal
@@ -199,13 +201,27 @@ def check_trees(trees: list[tuple[str, Path]], pairs: list[tuple[int, int]], opt
                 versions.append(method.load(root, label))
             except CouldNotImport as e:  # the tree is fine as input, its code cannot run here: reported
                 versions.append(Unloaded(label, str(e)))
-        return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, options.mutants)
+        with _frozen():
+            return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, options.mutants)
     from equivalence.presets.kv_dtype.check import check  # imports torch
     from equivalence.presets.kv_dtype.subject import load_version
 
     versions = [load_version(path, label) for label, path in trees]
-    return check(versions, [(versions[b], versions[a]) for b, a in pairs], options.seed, options.examples,
-                 options.mutants, options.intended)
+    with _frozen():
+        return check(versions, [(versions[b], versions[a]) for b, a in pairs], options.seed, options.examples,
+                     options.mutants, options.intended)
+
+
+@contextlib.contextmanager
+def _frozen():
+    """The loaded versions (parsed trees, modules) live through the check: the collector need not
+    scan them on every collection of the many short-lived objects the runs make (gc.freeze);
+    collectable again afterwards."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def find_source(path: Path, class_name: str, module: str | None):

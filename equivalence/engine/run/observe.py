@@ -76,6 +76,10 @@ class Session:
         self.real = [(version.modules[g.rel].__dict__, g.name, version.modules[g.rel].__dict__[g.name]) for g in shared]
         self.globals += [(module, name, g.key, [OPAQUE]) for (module, name, _), g in zip(self.real, shared)]
         self.raised_at: str | None = None  # where the last run's exception was raised (why_not_run)
+        self.want_where = False
+        self.files = {version.ext.tree.path(rel) for rel in version.modules}
+        caller = version.caller
+        self.caller_positions = list(caller.code.co_positions()) if caller.code is not None else []
         self.namespaces = frozenset(id(m.__dict__) for m in version.modules.values())
         self.trees = {version.ext.tree.path(rel): version.ext.tree.parse(rel) for rel in version.modules}
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
@@ -114,8 +118,10 @@ class Session:
         except Exception as e:  # the behaviour under test includes its exceptions
             name = getattr(e, "name", None) if isinstance(e, AttributeError) else None
             exception = (type(e).__name__, _ADDRESS.sub(" at 0x…", str(e)), name)
-            self.raised_at = self._where(e)
-            in_arguments = self._in_arguments(e)
+            if self.want_where:
+                self.raised_at = self._where(e)
+            if self.version.caller.arguments:
+                in_arguments = self._in_arguments(e)
         finally:
             CURRENT.pop()
             builtins.__import__ = REAL_IMPORT
@@ -130,10 +136,9 @@ class Session:
 
     def _where(self, error: BaseException) -> str | None:
         """`file:line` of the innermost frame of the version's own files the exception went through."""
-        files = {self.version.ext.tree.path(rel) for rel in self.version.modules}
         tb, where = error.__traceback__, None
         while tb is not None:
-            if tb.tb_frame.f_code.co_filename in files:
+            if tb.tb_frame.f_code.co_filename in self.files:
                 where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
             tb = tb.tb_next
         return where
@@ -147,8 +152,7 @@ class Session:
         tb = error.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code is caller.code:
-                positions = list(caller.code.co_positions())
-                line, end_line, col, end_col = positions[tb.tb_lasti // 2]
+                line, end_line, col, end_col = self.caller_positions[tb.tb_lasti // 2]
                 for name, (l1, c1, l2, c2) in caller.arguments:
                     if line is not None and col is not None and (l1, c1) <= (line, col) and (end_line, end_col) <= (l2, c2):
                         return f"{self.version.ext.tree.path(self.version.ext.source_rel)}:{line}: {name}"
@@ -158,8 +162,11 @@ class Session:
 
     def why_not_run(self, config: dict, never: list[str]) -> str:
         """Why `config`'s run never called the units `never` (the method, the function, ...)."""
-        self.raised_at = None
-        observation = self.observe(config)
+        self.raised_at, self.want_where = None, True
+        try:
+            observation = self.observe(config)
+        finally:
+            self.want_where = False
         what = " and ".join(never)
         if observation.exception is None:
             return f"no configuration called the {what}: the call site's statements never reach it"
