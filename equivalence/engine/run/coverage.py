@@ -165,19 +165,19 @@ def implied_outcomes(fn: ast.AST) -> dict[tuple[int, bool], str]:
             bound[n.id] = bound.get(n.id, 0) + 1
     out: dict[tuple[int, bool], str] = {}
 
-    def block(stmts: list[ast.stmt], known: dict[str, tuple[frozenset, int]]) -> None:
+    def block(stmts: list[ast.stmt], known: dict[str, tuple[frozenset, int, frozenset]]) -> None:
         known = dict(known)
         for stmt in stmts:
             if isinstance(stmt, ast.Assert):
                 found = _membership(stmt.test)
                 if found and not found[2] and bound.get(found[0], 0) <= 1:
-                    known[found[0]] = (found[1], stmt.lineno)
+                    known[found[0]] = (found[1], stmt.lineno, found[1])
             elif isinstance(stmt, ast.If):
                 chain(stmt, known)
                 found = _membership(stmt.test)
                 exits = stmt.body and isinstance(stmt.body[-1], (ast.Raise, ast.Return)) and not stmt.orelse
                 if found and found[2] and exits and bound.get(found[0], 0) <= 1:
-                    known[found[0]] = (found[1], stmt.lineno)
+                    known[found[0]] = (found[1], stmt.lineno, found[1])
                 continue
             for sub in (getattr(stmt, f, None) for f in ("body", "orelse", "finalbody")):
                 if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
@@ -185,24 +185,26 @@ def implied_outcomes(fn: ast.AST) -> dict[tuple[int, bool], str]:
             for handler in getattr(stmt, "handlers", []):
                 block(handler.body, known)
 
-    def chain(node: ast.If, known: dict[str, tuple[frozenset, int]]) -> None:
+    def chain(node: ast.If, known: dict[str, tuple[frozenset, int, frozenset]]) -> None:
         known = dict(known)
         found = _membership(node.test)
         if found and found[0] in known:
             name, matching, negated = found
-            possible, line = known[name]
+            possible, line, asserted = known[name]
             true_set = possible - matching if negated else possible & matching
             false_set = possible & matching if negated else possible - matching
-            where = f"`{name}` is one of {', '.join(map(repr, sorted(possible, key=repr)))} here (line {line})"
+            shown = lambda values: ", ".join(map(repr, sorted(values, key=repr)))  # noqa: E731
+            where = f"`{name}` is one of {shown(asserted)} (line {line})" + (
+                f" and the tests before this one leave only {shown(possible)}" if possible != asserted else "")
             if not true_set:
                 out[(id(node), True)] = f"`{ast.unparse(node.test)}` is never true: {where}"
             if not false_set:
                 out[(id(node), False)] = f"`{ast.unparse(node.test)}` is never false: {where}"
-            block(node.body, {**known, name: (true_set, line)})
+            block(node.body, {**known, name: (true_set, line, asserted)})
             if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
-                chain(node.orelse[0], {**known, name: (false_set, line)})
+                chain(node.orelse[0], {**known, name: (false_set, line, asserted)})
             else:
-                block(node.orelse, {**known, name: (false_set, line)})
+                block(node.orelse, {**known, name: (false_set, line, asserted)})
             return
         block(node.body, known)
         if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
@@ -265,9 +267,15 @@ class _Points:
                 word = "while" if isinstance(node, ast.While) else "for"
                 header = _span(node.test if isinstance(node, ast.While) else node.iter)
                 test = node.test if isinstance(node, ast.While) else None
-                self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])), self._never(test, True))
-                self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])),
-                          self._never(test, False))
+                entered, skipped = self._never(test, True), self._never(test, False)
+                if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.Tuple, ast.List)) \
+                        and not any(isinstance(e, ast.Starred) for e in node.iter.elts):
+                    # a literal display: its length is fixed by the source
+                    n = len(node.iter.elts)
+                    why = f"it iterates `{ast.unparse(node.iter)}`, a literal of {n} item(s)"
+                    entered, skipped = (why, "") if n == 0 else ("", why)
+                self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])), entered)
+                self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])), skipped)
             elif isinstance(node, (ast.Try, ast.TryStar)):
                 for handler in node.handlers:
                     what = ast.unparse(handler.type) if handler.type is not None else "(bare)"
