@@ -211,10 +211,11 @@ def test_a_changed_global_of_the_unmutated_pair_kills_no_mutant(tmp_path):
 def test_names_bound_locally_are_never_module_globals(tmp_path):
     """A name bound by `except ... as e`, a nested def, a comprehension, a with-as or a
     function-level import in the moved code is no module global for the static check
-    (0.5.15.post1 destroy_weights_update_group: a false changed-module-global `e`)."""
+    (0.5.15.post1 destroy_weights_update_group: a false changed-module-global `e`; 0.5.18
+    _validate_ib_devices: `_normalize_device_group`, a nested def)."""
     def edit(indent: str, name: str) -> tuple[str, str]:
         lines = ["try:", "    import json", "except ImportError as e:", "    raise RuntimeError(e)",
-                 f"if not {name}.enable_events:"]
+                 "def _port(value):", "    return value", "_port(1)", f"if not {name}.enable_events:"]
         return f"{indent}if not {name}.enable_events:\n", "".join(f"{indent}{line}\n" for line in lines)
 
     before = original(tmp_path / "before")
@@ -222,4 +223,4 @@ def test_names_bound_locally_are_never_module_globals(tmp_path):
     after = moved(tmp_path / "after", "describe_publisher", edit("    ", "server_args"))
     code, report, _ = run(tmp_path, "describe_publisher", after)
     names = {c["name"] for c in report["pairs"][0]["static"]["constants"]}
-    assert not names & {"e", "json"}, names
+    assert not names & {"e", "json", "_port"}, names
