@@ -209,19 +209,26 @@ def exit_code(report: dict) -> int:
     real = [d["kind"] for p in report["pairs"] for d in p["divergences"]]
     mutants = report.get("mutants")
     survived = mutants["total"] - mutants["killed"] if mutants else 0
+    controls = len(mutants.get("controls", {}).get("killed", [])) if mutants else 0
+    if controls:
+        print(f"equivalence: self-check failed: {controls} control(s) that change nothing were called divergent, "
+              "so this harness sees differences that are not there", file=sys.stderr)
     if any(p.get("not_modelled") for p in report["pairs"]):
         print("equivalence: the code reached values the harness only stubs (not modelled): those runs are "
               "not checked", file=sys.stderr)
     if any(c["missed"] for p in report["pairs"] for c in p["coverage"].values()):
         print("equivalence: inconclusive: some branches were never run by the configurations, so a "
               "difference there would not have been seen", file=sys.stderr)
+    for p in report["pairs"]:
+        if p.get("could_not_run"):
+            print(f"equivalence: could not run: {p['could_not_run']}", file=sys.stderr)
     if survived:
         print(f"equivalence: self-check failed: {survived} mutant(s) survived, "
               "so this harness cannot be trusted to see such a change", file=sys.stderr)
     if real:
         print(f"equivalence: divergent: {len(real)} kind(s) of difference the extraction does not explain",
               file=sys.stderr)
-    if real or survived:
+    if real or survived or controls:
         return 1
     if report["verdict"] != "equivalent":
         return 2

@@ -17,7 +17,7 @@ import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pysource.names import function_locals, innermost, outer_reads, using_bound_locals
+from pysource.names import function_locals, innermost, outer_reads, read_before_bound, using_bound_locals
 from pysource.checkout import Checkout
 from pysource.modules import Binding, imports_in, module_level_statements, module_name, source_segment
 
@@ -407,4 +407,4 @@ def _callee_name(call: ast.Call, imports: dict[str, Binding]) -> str | None:
 
 def _free_names(fn: ast.FunctionDef, statements: list[ast.stmt], self_name: str) -> list[str]:
     """Locals of `fn` (parameters, names it binds) that `statements` read without binding them."""
-    return sorted((outer_reads(statements) & function_locals(fn)) - {self_name})
+    return sorted(((outer_reads(statements) | read_before_bound(statements)) & function_locals(fn)) - {self_name})

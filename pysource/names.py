@@ -170,3 +170,72 @@ def attribute_chain(node: ast.AST, root: str | None = "self") -> str | None:
 def is_attribute_of(node: ast.AST, root: str | None) -> bool:
     """`self.x` (one attribute of the name `root`)."""
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == root
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
+
+
+def read_before_bound(statements: list[ast.stmt]) -> set[str]:
+    """Names the statements read, in their own scope, where they are not bound yet on every path:
+    the enclosing method's values (`total += self.part()` reads `total` before binding it; so does
+    `x = f(x)`; and a name bound only inside an `if` and read after it). Run as a function of their
+    own without them, the read would raise UnboundLocalError where the method never did."""
+    bound: set[str] = set()
+    out: set[str] = set()
+    for stmt in statements:
+        for node in _own_scope(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound:
+                out.add(node.id)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id not in bound:
+                out.add(node.target.id)
+        bound |= _definitely_bound(stmt)
+    return out
+
+
+def _own_scope(node: ast.AST):
+    """`node` and what it holds in its own scope, in evaluation order for the simple statements
+    that matter here (an assignment's value before its targets)."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        order = [node.value] if node.value is not None else []
+        order += node.targets if isinstance(node, ast.Assign) else [node.target]
+        yield node
+        for child in order:
+            yield from _own_scope(child)
+        return
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _SCOPES):
+            # a nested scope's defaults and decorators run here; its body does not
+            for sub in ast.iter_child_nodes(child):
+                if isinstance(sub, ast.arguments):
+                    for d in [*sub.defaults, *(k for k in sub.kw_defaults if k is not None)]:
+                        yield from _own_scope(d)
+            for d in getattr(child, "decorator_list", []):
+                yield from _own_scope(d)
+            if isinstance(child, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                yield from _own_scope(child.generators[0].iter)  # evaluated in the enclosing scope
+            continue
+        yield from _own_scope(child)
+
+
+def _definitely_bound(stmt: ast.stmt) -> set[str]:
+    """The names a statement binds on every path through it that continues to the next one."""
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+            return set()
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    if isinstance(stmt, ast.If):
+        body = set().union(*(_definitely_bound(s) for s in stmt.body))
+        orelse = set().union(*(_definitely_bound(s) for s in stmt.orelse)) if stmt.orelse else set()
+        return body & orelse
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        names = {n.id for item in stmt.items if item.optional_vars is not None
+                 for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name)}
+        return names | set().union(*(_definitely_bound(s) for s in stmt.body))
+    return set()

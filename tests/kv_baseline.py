@@ -69,11 +69,12 @@ def outputs(pythonpath: Path, roots: list[Path], runs: dict = RUNS) -> dict:
     return json.loads(res.stdout)
 
 
-def compare(roots: list[Path], runs: dict = RUNS) -> tuple[dict, dict, dict]:
-    """({root: {run: identical?}}, baseline outputs, current outputs)."""
+def compare(roots: list[Path], runs: dict = RUNS, current: Path = REPO) -> tuple[dict, dict, dict]:
+    """({root: {run: identical?}}, baseline outputs, current outputs); `current`: the folder
+    holding the code checked against the baseline (this checkout)."""
     with tempfile.TemporaryDirectory() as tmp:
         before = outputs(baseline_package(Path(tmp)), roots, runs)
-    after = outputs(REPO, roots, runs)
+    after = outputs(current, roots, runs)
     return {r: {run: before[r][run] == after[r][run] for run in runs} for r in before}, before, after
 
 

@@ -291,13 +291,15 @@ def test_json_and_markdown(tmp_path):
     assert data["divergent"] is True
     assert data["residuals"][0] == {"kind": "mapping-mismatch", "before_line": 21, "after_line": 14,
                                     "before": "self.cpu = self.tp_rank", "after": "cpu = tp_rank",
-                                    "after_mapped": "self.cpu = self.tp_size", "note": ""}
+                                    "after_mapped": "self.cpu = self.tp_size", "note": "", "explained": False,
+                                    "classification": "not explained by the extraction: a change only the runs can judge"}
     assert data["map"][0] == {"name": "tp_rank", "kind": "parameter", "expression": "self.tp_size",
                               "before_reads": ["self.tp_rank"]}
     text = to_markdown(report)
     assert text.startswith("### Static check: **divergent** (a module global changed)")
     assert "| `tp_rank` | parameter | `self.tp_size` (old body read: self.tp_rank) |" in text
-    assert "| mapping-mismatch | L21 `self.cpu = self.tp_rank` | L14 `cpu = tp_rank` | `self.cpu = self.tp_size` |" in text
+    assert ("| mapping-mismatch | L21 `self.cpu = self.tp_rank` | L14 `cpu = tp_rank` | `self.cpu = self.tp_size` "
+            "| not explained by the extraction") in text
     assert "| `LIMITS` | **no** | 6-6 / 6-6 | entry 'large': 4 (line 6) before, 5 (line 6) after |" in text
 
 

@@ -239,3 +239,44 @@ def test_a_try_whose_body_always_raises_misses_its_completion():
     labels = {b.label: b.hit for b in tracer.coverage().branches}
     assert labels == {"except ImportError: handler entered": True, "try: no handler entered": False}
     assert not tracer.done()
+
+
+def _traced(source: str, *calls) -> BranchTracer:
+    tree = ast.parse(source)
+    namespace = {"DEBUG": False}
+    exec(compile(tree, "h.py", "exec"), namespace)
+    tracer = BranchTracer({namespace["f"].__code__: tree.body[-1]},
+                          constants={namespace["f"].__code__: {"DEBUG": False}})
+    with tracer:
+        for args in calls:
+            try:
+                namespace["f"](*args)
+            except AssertionError:
+                pass
+    return tracer
+
+
+def test_a_branch_no_input_can_take_is_unreachable_with_why():
+    """Tests of constants only (a literal, a module-level name bound once to a literal), a literal
+    loop's length, and an elif chain the assert before it decides: unreachable, not missed."""
+    source = ('def f(kind, n):\n'
+              '    if DEBUG:\n        n += 1\n'
+              '    for x in (1, 2):\n        n += x\n'
+              '    assert kind in ("a", "b"), kind\n'
+              '    if kind == "a":\n        return n\n'
+              '    elif kind == "b":\n        return -n\n')
+    tracer = _traced(source, ("a", 0), ("b", 0), ("c", 0))
+    cov = tracer.coverage()
+    unreachable = {b.label: b.unreachable for b in cov.branches if b.unreachable}
+    assert set(unreachable) == {"if true", "for: body not entered", "elif false (skips body)"}
+    assert "`DEBUG` is always false" in unreachable["if true"]
+    assert "a literal of 2 item(s)" in unreachable["for: body not entered"]
+    assert "`kind` is one of 'a', 'b'" in unreachable["elif false (skips body)"]
+    assert cov.complete and tracer.done() and cov.to_json()["missed"] == []
+
+
+def test_a_failing_assert_does_not_count_its_last_operand_as_run():
+    """`assert a and b` with a false: the raise sits at b's position, which never ran."""
+    source = 'def f(a, b):\n    assert a and b, "no"\n'
+    labels = {b.label: b.hit for b in _traced(source, (False, True)).coverage().branches}
+    assert labels["and: operand 1 short-circuits"] and not labels["and: operand 1 continues"]

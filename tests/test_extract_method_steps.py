@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from codemods.extract_method import AlreadyApplied, MethodSpec, refactor, write_plan
-from tests.method_expected import SHAPES, TREES, expected_files, spec
+from tests.method_expected import EXPECTED, KEEP, SHAPES, TREES, expected_files, spec
 from tests.test_codemod_steps import comments
 
 STEPS = (1, 2, 3, 4)
@@ -26,15 +26,28 @@ def texts(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*.py"))}
 
 
+def step_files(shape: str, number: int) -> dict[str, str]:
+    """The files the reviewed output says step `number` alone changes, with their text after it
+    (its folder holds only the marker when the step changes nothing)."""
+    folder = EXPECTED / shape / f"step{number}"
+    return {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*") if p.is_file() and p.name != KEEP}
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_each_step_gives_the_reviewed_output(tmp_path, shape):
+    """Each step changes exactly the files its reviewed folder holds, into exactly their text: a
+    step that does nothing, misses a file or writes one more fails (not only the files both hold)."""
     root = tree(tmp_path, shape)
     plan = refactor(root, spec(shape))
     assert [s.number for s in plan.steps] == list(STEPS)
+    original = texts(TREES / shape)
     for step in plan.steps:
+        before = {**original, **expected_files(shape, step.number - 1)}
         got = {p.relative_to(plan.root).as_posix(): t for p, t in step.changes.items()}
-        want = expected_files(shape, step.number)
-        assert {rel: got[rel] for rel in want if rel in got} == {rel: want[rel] for rel in got if rel in want}
+        changed = {rel: t for rel, t in got.items() if t != before.get(rel)}  # a file rewritten as it was: no change
+        want = step_files(shape, step.number)
+        assert sorted(changed) == sorted(want), f"step {step.number} changes other files than reviewed"
+        assert changed == want, f"step {step.number}"
         for text in got.values():
             compile(text, shape, "exec")
     write_plan(plan)

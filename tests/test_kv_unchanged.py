@@ -27,9 +27,22 @@ def test_output_is_the_baselines(comparison, version):
 
 
 def test_the_comparison_sees_a_difference(tmp_path):
-    """Not a rubber stamp: outputs computed from different trees do differ."""
-    from tests.kv_baseline import REPO, outputs
+    """Not a rubber stamp: compare() itself, given code whose output differs from the baseline's
+    by one commit subject (the files it writes identical), says that run differs."""
+    import shutil
 
-    (a,) = outputs(REPO, [release_root("0.5.14")], {"steps 1-2": {"steps": [1, 2]}}).values()
-    (b,) = outputs(REPO, [release_root("0.5.15.post1")], {"steps 1-2": {"steps": [1, 2]}}).values()
-    assert a != b
+    from tests.kv_baseline import REPO
+
+    for package in ("codemods", "pysource"):
+        shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    recipe = tmp_path / "codemods/extract_method/presets/kv_dtype/recipe.py"
+    subject = '"Make ModelRunner.configure_kv_cache_dtype a keyword-only static method"'
+    assert subject in recipe.read_text()
+    recipe.write_text(recipe.read_text().replace(subject, subject[:-1] + ' (edited)"'))
+    root = str(release_root("0.5.15.post1"))
+    runs = {"steps 1-2": {"steps": [1, 2]}}
+    same, before, after = compare([release_root("0.5.15.post1")], runs, current=tmp_path)
+    assert same[root] == {"steps 1-2": False}
+    assert before[root]["steps 1-2"]["<steps>"] != after[root]["steps 1-2"]["<steps>"]
+    files = lambda out: {k: v for k, v in out.items() if not k.startswith("<")}  # noqa: E731
+    assert files(before[root]["steps 1-2"]) == files(after[root]["steps 1-2"])  # the code it writes is the same

@@ -15,9 +15,10 @@ from typing import Callable
 
 from equivalence import progress
 from equivalence.engine.load.version import LoadError, Version, load
-from equivalence.engine.selfcheck.mutate import mutants_of
+from equivalence.engine.selfcheck.mutate import controls_of, mutants_of
 from equivalence.engine.run.observe import capture_logs
-from equivalence.engine.run.pairs import BUDGET, Pair, PairResult, run_pair
+from equivalence.engine.judge.compare import ALREADY_DIVERGENT, is_divergence
+from equivalence.engine.run.pairs import BUDGET, Baseline, Pair, PairResult, run_pair
 from equivalence.engine.report.report import build
 from equivalence.engine.judge.static_check import StaticCheckError, StaticReport, static_check
 from equivalence.engine.world.world import Domains
@@ -42,13 +43,30 @@ class Method:
                     self.real_inputs)
 
 
-def check(versions: list[Version], pairs: list[tuple[Version, Version]], method: Method, mutants: bool = False,
-          budget: int = BUDGET) -> dict:
-    restore = capture_logs(versions)
+@dataclass(frozen=True)
+class Unloaded:
+    """A version whose modules could not be imported here (load.CouldNotImport): its pairs end in
+    "could not run", with the reason, in every report format."""
+
+    label: str
+    reason: str
+
+
+def check(versions: list[Version | Unloaded], pairs: list[tuple[Version | Unloaded, Version | Unloaded]],
+          method: Method, mutants: bool = False, budget: int = BUDGET) -> dict:
+    restore = capture_logs([v for v in versions if isinstance(v, Version)])
     try:
-        results = [(run_pair(Pair(b, a, Domains()), budget=budget), static_of(b, a))
-                   for b, a in progress.each("pair", pairs, lambda p: f"{p[0].label} -> {p[1].label}")]
-        mutant_report = run_mutants(results[-1][0], method, budget) if mutants else None
+        results = []
+        for b, a in progress.each("pair", pairs, lambda p: f"{p[0].label} -> {p[1].label}"):
+            unloaded = [v for v in (b, a) if isinstance(v, Unloaded)]
+            if unloaded:
+                results.append((b.label, a.label, "; ".join(f"{v.label}: {v.reason}" for v in unloaded)))
+            else:
+                results.append((run_pair(Pair(b, a, Domains()), budget=budget), static_of(b, a)))
+        last = results[-1]
+        mutant_report = None
+        if mutants and len(last) == 2:
+            mutant_report = run_mutants(last[0], method, budget)
     finally:
         restore()
     return build(results, mutant_report)
@@ -64,38 +82,90 @@ def static_of(before: Version, after: Version) -> StaticReport | str:
 
 def run_mutants(result: PairResult, method: Method, budget: int) -> dict:
     """Each mutant of `result.after` against `result.before`, from the configurations the pair
-    ran; killed when divergent."""
+    ran; killed when divergent where the unmutated pair is not (on a divergent pair, its own
+    divergences are no kill, and the report says so)."""
     after = result.after
     survivors, ids = [], []
     mutants = mutants_of(after.ext, MUTANTS)
+    unmutated = static_of(result.before, after)
+    def pair_for(version):
+        pair = Pair(result.before, version, copy.deepcopy(result.domains))
+        if result.divergent:
+            pair.baseline = Baseline(result, Pair(result.before, after, pair.domains))
+        return pair
+
+    killed_by: dict[str, list[str]] = {"static": [], "run": []}
     for mutant in progress.each("mutant", mutants, lambda m: m.id):
         ids.append(mutant.id)
+        found: dict = {}
         why = survives(result.before, lambda: method.load(after.root, f"{after.label}+{mutant.id}",
                                                           {**after.overrides, **mutant.overrides}),
-                       lambda version: Pair(result.before, version, copy.deepcopy(result.domains)),
-                       result.configs, budget)
-        if why:
+                       pair_for, result.configs, budget, unmutated, found)
+        if why is None:
+            killed_by.setdefault(found.get("how", "unknown"), []).append(mutant.id)
+        else:
             survivors.append({"id": mutant.id, "description": mutant.description, "reason": why})
-    return {"total": len(mutants), "killed": len(mutants) - len(survivors), "survivors": survivors, "ids": ids}
+    out = {"total": len(mutants), "killed": len(mutants) - len(survivors), "survivors": survivors, "ids": ids,
+           "killed_by": killed_by}
+    # controls: edits that change nothing, which must survive (else the check sees what is not there)
+    controls = controls_of(after.ext)
+    killed = []
+    for control in progress.each("control", controls, lambda m: m.id):
+        load = (lambda c: lambda: method.load(after.root, f"{after.label}+{c.id}", {**after.overrides, **c.overrides}))(control)
+        found = {}
+        if survives(result.before, load, pair_for, result.configs, budget, unmutated, found) is None:
+            shown = f" ({found['how']}: {found['what']})" if found else ""
+            killed.append({"id": control.id, "description": control.description,
+                           "reason": f"the check called this change divergent{shown}, yet it changes nothing"})
+    out["controls"] = {"total": len(controls), "survived": len(controls) - len(killed), "killed": killed,
+                       "ids": [c.id for c in controls]}
+    if result.divergent or (isinstance(unmutated, StaticReport) and unmutated.divergent):
+        already = sum(len(d.configs) for k, d in result.differences.items() if is_divergence(k))
+        out["note"] = (f"the unmutated pair is divergent itself ({already} configurations"
+                       + (", and a changed module global" if isinstance(unmutated, StaticReport) and unmutated.divergent
+                          else "")
+                       + "): a mutant counts as killed only by a divergence the unmutated pair does not show "
+                         "(another configuration, or another changed global); the score says how well the "
+                         "check sees changes beyond the pair's own difference, not that the pair is sound")
+    return out
 
 
 def survives(before: Version, load_mutant: Callable[[], Version], pair_for: Callable[[Version], Pair],
-             seeds: list[dict], budget: int) -> str | None:
-    """None when a mutant is killed (divergent by its static check or by running, which stops at
-    its first divergence), else why it survived."""
+             seeds: list[dict], budget: int, unmutated: StaticReport | str | None = None,
+             found: dict | None = None) -> str | None:
+    """None when a mutant is killed (divergent by its static check, with a changed global the
+    unmutated version's check does not show, or by running, which stops at its first divergence
+    the unmutated pair does not show: Pair.baseline), else why it survived. `found`, when given,
+    gets how it was killed ("static" or "run") and what showed it."""
+    how, why = _judge(before, load_mutant, pair_for, seeds, budget, unmutated)
+    if found is not None and how:
+        found.update(how=how, what=why)
+    return None if how else why
+
+
+def _judge(before: Version, load_mutant: Callable[[], Version], pair_for: Callable[[Version], Pair],
+           seeds: list[dict], budget: int, unmutated: StaticReport | str | None = None) -> tuple[str, str]:
+    """("static" or "run", what found it) when the mutant is killed, else ("", why it survived)."""
     try:
         version = load_mutant()
     except LoadError as e:
-        return f"does not load: {e}"
+        return "", f"does not load: {e}"
     restore = capture_logs([version])
     try:
         static = static_of(before, version)
         if isinstance(static, StaticReport) and static.divergent:
-            return None
+            already = {(c.name, c.after) for c in unmutated.constants if not c.equal} \
+                if isinstance(unmutated, StaticReport) else set()
+            new = [c.name for c in static.constants if not c.equal and (c.name, c.after) not in already]
+            if new:
+                return "static", f"changed module global {', '.join(new)}"
         outcome = run_pair(pair_for(version), seeds, budget, coverage=False, stop_at_divergence=True)
     finally:
         restore()
     if outcome.divergent:
-        return None
-    return ("no divergence found" + (" (a stub it reached is not modelled)" if outcome.verdict == "inconclusive" else "")
-            + f" over {len(outcome.configs)} configurations")
+        return "run", ", ".join(k for k in outcome.differences if is_divergence(k))
+    already = outcome.differences.get(ALREADY_DIVERGENT)
+    return "", (
+        "no divergence found" + (" (a stub it reached is not modelled)" if outcome.verdict == "inconclusive" else "")
+        + (f" beyond the unmutated pair's own ({len(already.configs)} configurations)" if already else "")
+        + f" over {len(outcome.configs)} configurations")

@@ -64,14 +64,20 @@ class MethodSubject(Subject):
         return Codemod(lambda tree, steps: refactor(tree, spec, steps=steps), STEPS.all)
 
     def check(self, trees, pairs, mutants, intended) -> dict:
-        from equivalence.engine.check import Method, check
+        from equivalence.engine.check import Method, Unloaded, check
+        from equivalence.engine.load.version import CouldNotImport
+        from equivalence.engine.run.frozen import frozen
 
         versions = []
         for label, path in trees:
             root, source = self.find(path)
             method = Method(self.class_name, self.method_name, source, self.args.name)
-            versions.append(method.load(root, label))
-        return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, mutants)
+            try:
+                versions.append(method.load(root, label))
+            except CouldNotImport as e:  # the tree is fine as input, its code cannot run here: reported
+                versions.append(Unloaded(label, str(e)))
+        with frozen():
+            return check(versions, [(versions[b], versions[a]) for b, a in pairs], method, mutants)
 
     def markdown(self, report: dict) -> str:
         from equivalence.engine.report.report import markdown

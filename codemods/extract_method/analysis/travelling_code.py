@@ -56,6 +56,7 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
     typed = _TypeImports(module, bindings, package, annotations) if annotations.lazy else None
     todo = sorted(free_names(moved) - moved_names)
     seen: set[str] = set()
+    chains: set[str] = set()
     while todo:
         name = todo.pop()
         if name in seen:
@@ -69,9 +70,15 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
             raise Refusal(f"moved code uses {name!r}, which cannot be resolved: {why}", path, use_line(name))
         kinds = {b.kind for b in found}
         if kinds == {"import"}:
+            # `import importlib.util` where the moved code reads importlib.util.X: that very import
+            # (the plain `import importlib` does not load the submodule)
+            chains = chains or _dotted_uses(moved)
+            submodules = [b for b in found if b.alias is not None and not b.alias.asname and "." in _alias_full(b)
+                          and isinstance(module.body[b.index].body[0], cst.Import)
+                          and any(c == _alias_full(b) or c.startswith(_alias_full(b) + ".") for c in chains)]
             best = [b for b in found if b.alias is not None and b.name == _alias_full(b)] or found
-            b = best[0]
-            wanted_imports.setdefault(b.index, set()).add(name)
+            for b in submodules or best[:1]:
+                wanted_imports.setdefault(b.index, set()).add(name)
         elif kinds == {"assign"} and len({b.index for b in found}) == 1:
             idx = found[0].index
             if idx not in wanted_globals:
@@ -107,6 +114,20 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
     imports = [restricted_import(module.body[i], names, package) for i, names in sorted(wanted_imports.items())]
     globals_ = [_without_comments(module.body[i]) for i in sorted(wanted_globals)]
     return imports, globals_, typed.imports() if typed is not None else []
+
+
+def _dotted_uses(moved: Sequence[cst.BaseStatement]) -> set[str]:
+    """The dotted names the moved code reads (`importlib.util.find_spec`, and each prefix)."""
+    out = set()
+    for node in ast.walk(ast.parse(cst.Module(body=list(moved)).code)):
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and parts:
+            dotted = [node.id, *reversed(parts)]
+            out |= {".".join(dotted[:i]) for i in range(2, len(dotted) + 1)}
+    return out
 
 
 def _definition_line(text: str, name: str) -> int:

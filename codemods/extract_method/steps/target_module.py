@@ -117,6 +117,16 @@ def _missing(stmt: cst.SimpleStatementLine, original: cst.Module, bindings: dict
             where = cst.Module(body=[line])
             found = [Binding(bound, 0, "import", next(a for a in line.body[0].names if bound_name(
                 a, isinstance(line.body[0], cst.ImportFrom)) == bound))]
+        if not is_from and not alias.asname and "." in _code(alias.name) and guarded is None:
+            # `import a.b`: the target lacks it unless it has that very import (`import a` alone
+            # binds the same name without loading a.b)
+            if not any(b.kind == "import" and b.alias is not None and not b.alias.asname
+                       and _code(b.alias.name) == _code(alias.name) for b in found):
+                if all(b.kind == "import" for b in found):
+                    missing.append(alias)
+                    continue
+                raise clash(bound, f"the moved code imports {bound}")
+            continue
         if not same_import(where, found, small, alias, package):
             raise clash(bound, f"the moved code imports {bound}")
     return stmt.with_changes(body=[small.with_changes(names=missing)]) if missing else None

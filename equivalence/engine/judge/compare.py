@@ -25,13 +25,16 @@ EQUAL = "equal"
 DEFERRED = "deferred-writes"
 EAGER = "eager-read"
 NOT_MODELLED = "input-not-modelled"
+ALREADY_DIVERGENT = "already-divergent"  # a mutant's difference the unmutated pair shows too: no evidence
+EAGER_RAISES = "eager-read-raising?"  # raised evaluating an argument up front: eager-read once the before
+                                      # version is seen to raise the same evaluating it (pairs.Pair.settle)
 INTENDED = "intended-difference"  # a fix's delta on the findings it names (a preset's intended.py)
 CLASSIFIED = {DEFERRED, EAGER, INTENDED}
 
 
 def is_divergence(kind: str) -> bool:
     """A difference the extraction does not explain (an input not modelled is no verdict either way)."""
-    return kind not in CLASSIFIED and kind not in (EQUAL, NOT_MODELLED)
+    return kind not in CLASSIFIED and kind not in (EQUAL, NOT_MODELLED, ALREADY_DIVERGENT, EAGER_RAISES)
 
 
 def _applied(event, applied: set) -> bool:
@@ -68,8 +71,10 @@ def _state_without(state: tuple, applied: set) -> tuple:
     return tuple((k, v) for k, v in state if k not in attrs)
 
 
-def classify(before: Observation, after: Observation, caller: Caller, read: dict) -> str:
-    """`read`: the keys the after run read, with the option each took (absent ones matter)."""
+def classify(before: Observation, after: Observation, caller: Caller, read: dict, lazy: frozenset = frozenset()) -> str:
+    """`read`: the keys the after run read, with the option each took (absent ones matter);
+    `lazy`: the caller's arguments whose expression the before version evaluates itself (in its
+    body, on some path): only those can be an eager read when they raise up front."""
     if before.not_modelled or after.not_modelled:
         return NOT_MODELLED
     if before == after:
@@ -77,7 +82,8 @@ def classify(before: Observation, after: Observation, caller: Caller, read: dict
     b_events = _without_calls(before.events, caller.eager_calls)
     a_events = _without_calls(after.events, caller.eager_calls)
     eager_calls = (b_events, a_events) != (before.events, after.events)
-    same_end = before.exception == after.exception and before.returned == after.returned
+    same_end = (before.exception == after.exception and before.returned == after.returned
+                and before.handed_on == after.handed_on)
     if same_end and a_events == b_events and before.state == after.state and eager_calls:
         return EAGER
     if same_end and a_events == deferred_trace(b_events, before.exception, caller.applied):
@@ -88,6 +94,13 @@ def classify(before: Observation, after: Observation, caller: Caller, read: dict
             return DEFERRED
     if _eager_absent(after, a_events, caller, read):
         return EAGER
+    if after.in_arguments and not a_events and before.in_arguments == "" \
+            and after.in_arguments.rpartition(": ")[2] in lazy:
+        # the caller evaluated an argument up front that the old body evaluated later or not at all,
+        # and it raised before the function ran (`self.spec_algorithm.is_dflash()` with no
+        # spec_algorithm): an eager read, as the preset's, once the before version is seen to
+        # raise just so evaluating it somewhere (else a divergence: pairs.Pair.settle)
+        return EAGER_RAISES
     return kind_of_difference(before, after)
 
 
@@ -105,6 +118,8 @@ def kind_of_difference(before: Observation, after: Observation) -> str:
         return "different-exception-message"
     if before.returned != after.returned:
         return "different-return"
+    if before.handed_on != after.handed_on:
+        return "different-handed-on"
     for kind, label in (("set", "different-writes"), ("call", "different-calls"), ("log", "different-logs")):
         mine = lambda o: [e for e in o.events if e[0] == kind]  # noqa: E731
         if mine(before) != mine(after):

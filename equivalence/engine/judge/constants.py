@@ -112,9 +112,11 @@ class _Expand(ast.NodeTransformer):
 
 def compare_constants(before_tree: Checkout, before_rel: str, after_tree: Checkout, after_rel: str, names: set[str],
                       before_local: dict[str, ast.stmt] | None = None,
-                      after_local: dict[str, ast.stmt] | None = None) -> list[ConstantCheck]:
+                      after_local: dict[str, ast.stmt] | None = None, uses: set[str] | None = None
+                      ) -> list[ConstantCheck]:
     """Compare the globals `names` (read by the AFTER function), and those their bindings read;
-    `*_local`: the names each side's code binds by a function-level import, with the import."""
+    `*_local`: the names each side's code binds by a function-level import, with the import;
+    `uses`: the dotted names the code reads (`importlib.util.find_spec`), None: any."""
     before, after = _Side(before_tree, before_rel, before_local or {}), _Side(after_tree, after_rel, after_local or {})
     out, seen, todo = [], set(), sorted(names)
     while todo:
@@ -132,6 +134,17 @@ def compare_constants(before_tree: Checkout, before_rel: str, after_tree: Checko
                             f"not bound in {after_rel}: reading it raises NameError" if not a_stmts and a_q is None
                             else f"not bound in {before_rel}" if not b_stmts and b_q is None
                             else f"before {b_q}, after {a_q}")
+        elif _plain_imports(b_stmts, name) and _plain_imports(a_stmts, name):
+            # `import importlib` and `import importlib.util` bind one object, the top module; what
+            # differs is which submodules are loaded: the after module must load those the before did
+            b_loaded, a_loaded = _plain_imports(b_stmts, name) - {name}, _plain_imports(a_stmts, name) - {name}
+            lacking = sorted(m for m in b_loaded - a_loaded
+                             if uses is None or any(u == m or u.startswith(m + ".") for u in uses))
+            check.equal = not lacking
+            check.detail = (f"the same object: {name}" + (f", with {', '.join(sorted(a_loaded))} imported" if a_loaded
+                                                          else "") if check.equal else
+                            f"{', '.join(lacking)} imported before, not after: {name}.{lacking[0].partition('.')[2]} "
+                            f"may not exist there")
         elif len(a_stmts) != len(b_stmts):
             check.detail = f"bound {len(b_stmts)} time(s) before, {len(a_stmts)} after"
         else:
@@ -140,6 +153,21 @@ def compare_constants(before_tree: Checkout, before_rel: str, after_tree: Checko
             check.detail = "; ".join(dict.fromkeys(r[1] for r in results if r[1]))
             todo += sorted(set().union(*(r[2] for r in results)) - seen)
         out.append(check)
+    return out
+
+
+def _plain_imports(stmts: list[ast.stmt], name: str) -> set[str]:
+    """The dotted names `import NAME`, `import NAME.sub` statements import (all of `stmts` are
+    such), else the empty set."""
+    out = set()
+    for stmt in stmts:
+        if not isinstance(stmt, ast.Import):
+            return set()
+        for alias in stmt.names:
+            if alias.name.split(".")[0] == name and not alias.asname:
+                out.add(alias.name)
+            elif (alias.asname or alias.name.split(".")[0]) == name:
+                return set()
     return out
 
 

@@ -44,6 +44,12 @@ __all__ = ["check_trees", "static_check", "StaticReport", "Residual", "StaticChe
            "inline_code"]
 
 
+EXPLAINED = {
+    "applied-by-caller": "explained by the extraction: the function keeps the result in a local and the "
+                         "caller applies it (checked against the old statement)",
+}
+
+
 @dataclass
 class Residual:
     kind: str
@@ -54,9 +60,21 @@ class Residual:
     after_mapped: str = ""  # the AFTER statement in the old method's terms
     note: str = ""
 
+    @property
+    def explained(self) -> bool:
+        """The extraction accounts for it (EXPLAINED); any other residual is a change of the code
+        that only running can clear: if no configuration tells the versions apart there, the
+        check is inconclusive, never equivalent."""
+        return self.kind in EXPLAINED
+
+    @property
+    def classification(self) -> str:
+        return EXPLAINED.get(self.kind, "not explained by the extraction: a change only the runs can judge")
+
     def to_json(self) -> dict:
         return {"kind": self.kind, "before_line": self.before_line, "after_line": self.after_line,
-                "before": self.before, "after": self.after, "after_mapped": self.after_mapped, "note": self.note}
+                "before": self.before, "after": self.after, "after_mapped": self.after_mapped, "note": self.note,
+                "explained": self.explained, "classification": self.classification}
 
 
 @dataclass
@@ -75,9 +93,10 @@ class StaticReport:
     @classmethod
     def from_json(cls, data: dict) -> "StaticReport":
         """The report back from `to_json` (reports are rendered from their JSON)."""
+        fields = ("kind", "before_line", "after_line", "before", "after", "after_mapped", "note")
         return cls(data["before"], data["after"], [MapEntry(**e) for e in data["map"]],
-                   [Residual(**r) for r in data["residuals"]], [ConstantCheck(**c) for c in data["constants"]],
-                   data["dropped_return"])
+                   [Residual(**{k: r[k] for k in fields if k in r}) for r in data["residuals"]],
+                   [ConstantCheck(**c) for c in data["constants"]], data["dropped_return"])
 
     def to_json(self) -> dict:
         return {"before": self.before, "after": self.after, "map": [e.to_json() for e in self.map],
@@ -100,8 +119,9 @@ def static_check(before: Extraction, after: Extraction) -> StaticReport:
     own = own_parameters(before) | own_parameters(after)
     old, new = logic_of(before, own), logic_of(after, own)
     old_imports, new_imports = _local_imports(old), _local_imports(new)
+    uses = _dotted(old.body) | _dotted(new.body)
     constants = compare_constants(before.tree, old.rel, after.tree, new.rel, new.global_reads, old_imports,
-                                  new_imports)
+                                  new_imports, uses)
     same = {c.name for c in constants if c.equal}
     absorbed = {id(stmt) for name, stmt in old_imports.items() if name not in new_imports
                 and all(b.name in same for b in import_bindings(stmt, old.rel))}
@@ -115,6 +135,19 @@ def static_check(before: Extraction, after: Extraction) -> StaticReport:
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _dotted(body: list[ast.stmt]) -> set[str]:
+    """The dotted names `body` reads (`importlib.util.find_spec`)."""
+    out = set()
+    for node in ast.walk(ast.Module(body, [])):
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and parts:
+            out.add(".".join([node.id, *reversed(parts)]))
+    return out
 
 
 def _local_imports(logic: Logic) -> dict[str, ast.stmt]:
@@ -361,11 +394,12 @@ def to_markdown(report: StaticReport, max_lines: int = 6) -> str:
         out.append(f"| return | result | {code(report.dropped_return)}: the caller applies what it returns |")
     out += ["", f"Residual differences: {len(report.residuals)}", ""]
     if report.residuals:
-        out += ["| kind | before | after | after, mapped |", "|---|---|---|---|"]
+        out += ["| kind | before | after | after, mapped | classification |", "|---|---|---|---|---|"]
         for r in report.residuals:
             b = f"L{r.before_line} {code(r.before)}" if r.before_line else code(r.before)
             a = f"L{r.after_line} {code(r.after)}" if r.after_line else code(r.after)
-            out.append(f"| {r.kind} | {b} | {a} | {code(r.after_mapped)}{' — ' + r.note if r.note else ''} |")
+            out.append(f"| {r.kind} | {b} | {a} | {code(r.after_mapped)}{' — ' + r.note if r.note else ''} "
+                       f"| {r.classification} |")
     out += ["", "| module global | equal | lines (before / after) | detail |", "|---|---|---|---|"]
     for c in report.constants:
         lines = " / ".join("-".join(map(str, c.lines[k])) if k in c.lines else "—" for k in ("before", "after"))

@@ -62,6 +62,7 @@ class GlobalInput:
     key: str | None  # the world key answering it (None: `proxy` stands in, the same every run)
     proxy: str | None = None  # "os", "environ", "getenv", "partly real" (torch), or a faithful helper "module:name"
     imported: bool = False  # an imported name (always there, never None) rather than a computed value
+    platform: tuple[str, ...] = ()  # "partly real": the attributes the code tests the module has (hasattr)
 
 
 @dataclass
@@ -72,6 +73,8 @@ class Inputs:
     strings: tuple[str, ...] = ()
     numbers: tuple[int, ...] = ()
     keys: tuple = ()  # the keys of the tables the code looks values up in
+    lengths: tuple[int, ...] = ()  # lengths its code tests or needs (`len(x) == 4`, `x[3]`, `a, b = x`)
+    items: tuple = ()  # the keys it looks items up by (`x["name"]`, `x.get("name")`, `"name" in x`)
     reads: set[tuple[str, str]] = field(default_factory=set)  # (module file, global) the code reads
     imported: set[str] = field(default_factory=set)  # origins it reaches through an import (`M.f`, `M`)
 
@@ -238,12 +241,47 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
             imported = isinstance(module.binding(name)[-1], (ast.Import, ast.ImportFrom))
             out.globals.append(GlobalInput(rel, name, origin, imported=imported))
     out.reads = seen
+    _platform_axes(out, code, modules, real_inputs or {})
     out.imported = {g.key for g in out.globals if g.imported} | _imported(code, modules)
     out.absent_names = absent_names([node for _, node in code])
     out.strings = string_pool(code, trees)
     out.numbers = number_pool([node for _, node in code])
     out.keys = key_pool(code, trees)
+    out.lengths = length_pool([node for _, node in code])
+    out.items = item_pool([node for _, node in code])
     return out
+
+
+def platform_tests(nodes: list[ast.AST]) -> dict[str, set[str]]:
+    """name -> the attributes the code tests it for: `hasattr(NAME, "attr")`, `getattr(NAME, "attr", d)`."""
+    out: dict[str, set[str]] = {}
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("hasattr", "getattr") \
+                    and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and isinstance(n.args[1], ast.Constant) \
+                    and isinstance(n.args[1].value, str) and (n.func.id == "hasattr" or len(n.args) == 3):
+                out.setdefault(n.args[0].id, set()).add(n.args[1].value)
+    return out
+
+
+def _platform_axes(out: Inputs, code: list[tuple[str, ast.AST]], modules: dict[str, "ModuleGlobals"],
+                   real_inputs: dict) -> None:
+    """A real module the code tests for an attribute (`hasattr(torch, "float4_e2m1fn_x2")`) varies
+    with the platform: it becomes a partly real module whose tested attributes are the world's
+    keys `MODULE.attr`, there (the real value) or absent, both ways run."""
+    for rel, node in code:
+        for name, attrs in platform_tests([node]).items():
+            module = modules[rel]
+            if (rel, name) not in out.reads or name in real_inputs or module.imported_qualname(name) is None \
+                    or not module.imports_only(name) or name.split(".")[0] not in REAL_MODULES:
+                continue
+            found = next((i for i, g in enumerate(out.globals) if (g.rel, g.name) == (rel, name)), None)
+            if found is None:
+                out.globals.append(GlobalInput(rel, name, None, "partly real", platform=tuple(sorted(attrs))))
+            elif out.globals[found].proxy == "partly real":
+                g = out.globals[found]
+                out.globals[found] = GlobalInput(rel, name, None, "partly real",
+                                                 platform=tuple(sorted({*g.platform, *attrs})))
 
 
 def target_defs(target_rel: str | None, function: str | None, inputs: Inputs, trees, other: Inputs) -> list[GlobalInput]:
@@ -334,5 +372,66 @@ def number_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
                 sides = [n.left, n.right]
             else:
                 continue
-            found += [s.value for s in sides if isinstance(s, ast.Constant) and type(s.value) is int]
+            found += [v for v in map(constant_int, sides) if v is not None]
     return tuple(dict.fromkeys(found))
+
+
+MAX_LENGTH = 64  # longer sequences are not offered
+
+
+def length_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
+    """The lengths a sequence needs for the code's tests and uses, beyond the 0-3 always offered:
+    `len(x) == N` (N and N + 1), an item `x[k]` (k + 1), unpacking into n names (n)."""
+    found = []
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Compare):
+                sides = [n.left, *n.comparators]
+                if any(isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id == "len" for x in sides):
+                    for v in map(constant_int, sides):
+                        if v is not None:
+                            found += [v, v + 1]
+            elif isinstance(n, ast.Subscript) and not isinstance(n.slice, ast.Slice):
+                v = constant_int(n.slice)
+                if v is not None and v >= 0:
+                    found.append(v + 1)
+            elif isinstance(n, (ast.Assign, ast.For, ast.comprehension)):
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                found += [len(t.elts) for t in targets if isinstance(t, (ast.Tuple, ast.List))
+                          and not any(isinstance(e, ast.Starred) for e in t.elts)]
+    return tuple(v for v in dict.fromkeys(found) if 3 < v <= MAX_LENGTH)
+
+
+def item_pool(nodes: list[ast.AST]) -> tuple:
+    """The string keys the code looks items up by: `x["k"]`, `x.get("k")` (pop, setdefault), `"k" in x`."""
+    found = []
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+                found.append(n.slice.value)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("get", "pop", "setdefault") \
+                    and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+                found.append(n.args[0].value)
+            elif isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant) and isinstance(n.left.value, str) \
+                    and isinstance(n.ops[0], (ast.In, ast.NotIn)) \
+                    and not isinstance(n.comparators[0], (ast.Constant, ast.Tuple, ast.List, ast.Set)):
+                found.append(n.left.value)
+    return tuple(dict.fromkeys(found))[:8]
+
+
+def constant_int(node: ast.AST) -> int | None:
+    """The int an expression of int literals evaluates to (`60 * 1024` -> 61440), else None."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) is int else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = constant_int(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.LShift, ast.Pow)):
+        left, right = constant_int(node.left), constant_int(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Pow) and not 0 <= right <= 64) \
+                or (isinstance(node.op, ast.LShift) and not 0 <= right <= 64) or (isinstance(node.op, ast.FloorDiv) and not right):
+            return None
+        ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.FloorDiv: int.__floordiv__,
+               ast.LShift: int.__lshift__, ast.Pow: int.__pow__}
+        return ops[type(node.op)](left, right)
+    return None

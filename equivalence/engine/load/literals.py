@@ -105,3 +105,18 @@ def key_literals(functions: list[ast.AST], module: ast.Module | None, walk=ast.w
             elif isinstance(node, ast.Name) and node.id in tables:
                 found += _keys(tables[node.id])
     return list(dict.fromkeys(found))
+
+
+def fixed_names(module: ast.Module, unit: ast.AST) -> dict[str, object]:
+    """The module's names bound once to a scalar literal (`DEBUG = False`) that `unit` does not
+    bind itself: constants of the source, which no input changes."""
+    local = {n.id for n in ast.walk(unit) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for a in ast.walk(unit) if isinstance(a, ast.arg)}
+    out = {}
+    for name, node in literal_globals(module).items():
+        if name in local:
+            continue
+        v = ast.literal_eval(node)
+        if isinstance(v, (bool, int, float, str, type(None))):
+            out[name] = v
+    return out

@@ -34,12 +34,37 @@ class StubTouched(Exception):
 
 
 class StubScope:
-    """All stubs created while importing one version; armed once the import is done."""
+    """All stubs created while importing one version; armed once the import is done.
 
-    def __init__(self, label: str):
+    While importing, a stub compared with a literal (`mode not in ("off", "record")`) records
+    it (`compared`): module-level code that validates a stubbed value (an environment variable
+    read through sglang's `envs`) rejects every stub, so the import is retried with such stubs
+    replaced by a literal they were compared with (`pretend`: what that code accepts)."""
+
+    def __init__(self, label: str, pretend: dict[str, object] | None = None):
         self.label = label
         self.armed = False
         self.base_misses: list[str] = []  # attribute names looked up through a stub base
+        self.compared: dict[str, list] = {}  # stub name -> literals it was compared with while importing
+        self.pretend = dict(pretend or {})  # stub name -> the literal it is, this import
+
+
+LITERALS = (str, int, float, bool, type(None))
+
+
+def stub(name: str, scope: StubScope):
+    """The stub for `name`, or the literal the import takes it to be (StubScope.pretend)."""
+    if name in scope.pretend:
+        return scope.pretend[name]
+    return StubValue(name, scope)
+
+
+def _compared(stub_value: "StubValue", other) -> None:
+    scope = object.__getattribute__(stub_value, "_scope")
+    if not scope.armed and type(other) in LITERALS:
+        found = scope.compared.setdefault(object.__getattribute__(stub_value, "_name"), [])
+        if other not in found:
+            found.append(other)
 
 
 def _guard(stub: "StubValue", use: str) -> None:
@@ -57,7 +82,7 @@ def _import_only(use: str, result):
 
 
 def _child(self, *args):
-    return StubValue(f"{object.__getattribute__(self, '_name')}(...)", object.__getattribute__(self, "_scope"))
+    return stub(f"{object.__getattribute__(self, '_name')}(...)", object.__getattribute__(self, "_scope"))
 
 
 class StubValue:
@@ -80,7 +105,7 @@ class StubValue:
         children = object.__getattribute__(self, "_children")
         if attr not in children:
             name = f"{object.__getattribute__(self, '_name')}.{attr}"
-            children[attr] = StubValue(name, object.__getattribute__(self, "_scope"))
+            children[attr] = stub(name, object.__getattribute__(self, "_scope"))
         return children[attr]
 
     def __setattr__(self, attr, value):
@@ -107,10 +132,12 @@ class StubValue:
 
     def __eq__(self, other):
         _guard(self, "==")
+        _compared(self, other)
         return self is other
 
     def __ne__(self, other):
         _guard(self, "!=")
+        _compared(self, other)
         return self is not other
 
     def __instancecheck__(self, obj):
@@ -200,7 +227,7 @@ class StubModule(types.ModuleType):
     def __getattr__(self, attr: str):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
-        value = StubValue(f"{self.__name__}.{attr}", self.__stub_scope__)
+        value = stub(f"{self.__name__}.{attr}", self.__stub_scope__)
         setattr(self, attr, value)
         return value
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch  # noqa: F401  (real, and imported before any version: its own optional imports must not meet the stubs)
 
-from equivalence.engine.load.errors import LoadError
+from equivalence.engine.load.errors import CouldNotImport, LoadError
 from equivalence.engine.load.defaults import PASSED, passing_defaults, unpassed
 from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.faithful import HELPERS
@@ -32,6 +32,15 @@ from pysource.modules import module_name
 from equivalence.engine.load.stubs import PrivateModules, StubScope
 
 ENTRY = "__equivalence_entry__"
+FELL_THROUGH = "__equivalence_fell_through__"  # the entry ran its statements to the end (no return)
+
+
+class _FellThrough:
+    def __repr__(self) -> str:
+        return "<fell through>"
+
+
+FELL_THROUGH_MARK = _FellThrough()
 
 
 @dataclass
@@ -51,6 +60,8 @@ class Caller:
     applied: set[tuple[str, str]] = field(default_factory=set)  # ("set", "self.X") / ("call", "self.M") after it returns
     eager: set[str] = field(default_factory=set)  # self. chains its arguments read (before the function runs)
     eager_calls: set[str] = field(default_factory=set)  # self. chains its arguments call
+    code: types.CodeType | None = None  # the code holding the call (the wrapper's, else the call site's)
+    arguments: list[tuple[str, tuple]] = field(default_factory=list)  # (keyword or #i, span) of each argument
 
 
 @dataclass
@@ -89,7 +100,7 @@ def exec_module(name: str, filename: str, source: str | ast.Module) -> types.Mod
     except Exception as e:
         frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == filename]
         where = f"{filename}:{frames[-1].lineno}" if frames else filename
-        raise LoadError(f"{where}: importing failed: {type(e).__name__}: {e}") from None
+        raise CouldNotImport(f"{where}: importing failed: {type(e).__name__}: {e}") from None
     return module
 
 
@@ -103,12 +114,8 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
     except LocateError as e:
         raise LoadError(str(e)) from None
     rels = [r for r in dict.fromkeys([ext.target_rel, source_rel]) if r]
-    scope = StubScope(label)
     package = source_rel.split("/")[0]
-    modules = {}
-    with PrivateModules(scope, prefixes=(package,)):
-        for rel in rels:
-            modules[rel] = exec_module(module_name(rel), ext.tree.path(rel), ext.tree.parse(rel))
+    scope, modules = _import(ext, rels, label, package)
     scope.armed = True
     cls = _the_class(modules[source_rel], ext)
     entry, entry_args, entry_defaults, site_node = _compile_entry(ext, modules[source_rel])
@@ -120,8 +127,55 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
                         real_inputs)
     except SyntaxError as e:  # already parsed by locate: not expected
         raise LoadError(f"{e.filename}:{e.lineno}: {e.msg}") from None
+    caller = _caller(ext)
+    if ext.call is not None:
+        holder = "wrapper" if ext.wrapper is not None else "call site"
+        caller.code = next((u.code for u in units if u.role == holder), None)
+        caller.arguments = [(f"#{i}", _span(a)) for i, a in enumerate(ext.call.positional)]
+        caller.arguments += [(k, _span(v)) for k, v in ext.call.keyword_nodes.items()]
     return Version(label, Path(root), ext, modules, cls, entry, entry_args, entry_defaults, units, inputs,
-                   _caller(ext), scope, overrides)
+                   caller, scope, overrides)
+
+
+def _span(node: ast.AST) -> tuple:
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+
+
+IMPORT_ATTEMPTS = 8
+
+
+def _import(ext: Extraction, rels: list[str], label: str, package: str) -> tuple[StubScope, dict]:
+    """The version's modules executed (the target first), the rest of the package stubbed. When
+    module-level code rejects a stubbed value it compared with literals (`if mode not in ("off",
+    "record"): raise`), the import is tried again with that value one of those literals, in
+    turn (StubScope.pretend, kept in the scope: reports name it); the first failure is raised
+    when no literal gets it through."""
+    pretend: dict[str, object] = {}
+    tried: dict[str, int] = {}
+    literals: dict[str, list] = {}  # what the failing imports compared each stub with
+    first = None
+    for _ in range(IMPORT_ATTEMPTS):
+        scope = StubScope(label, pretend)
+        modules = {}
+        try:
+            with PrivateModules(scope, prefixes=(package,)):
+                for rel in rels:
+                    modules[rel] = exec_module(module_name(rel), ext.tree.path(rel), ext.tree.parse(rel))
+            scope.compared = {**scope.compared, **{n: literals[n] for n in pretend if n in literals}}
+            return scope, modules
+        except CouldNotImport as e:
+            first = first or e
+            for name, found in scope.compared.items():
+                literals.setdefault(name, found)
+            candidates = {name: found for name, found in scope.compared.items()
+                          if tried.get(name, -1) + 1 < len(found)}
+            if not candidates:
+                break
+            # the latest value compared (the one the failing check looked at) takes its next literal
+            name = list(candidates)[-1]
+            tried[name] = tried.get(name, -1) + 1
+            pretend = {**pretend, name: candidates[name][tried[name]]}
+    raise first
 
 
 def _the_class(module: types.ModuleType, ext: Extraction) -> type:
@@ -181,6 +235,14 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
         call = ", ".join(positional + [f"{k}={k}" for k in keywords])
         body = ast.parse(f"return self.{ext.method_name}({call})").body
         body = ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body
+    live = _live_out(ext, body) if ext.call_sites else []
+    if live:  # falling through, the entry returns the method's locals its statements bound for later
+        end = body[-1].end_lineno + 1
+        body = [*body, ast.Return(ast.Tuple([ast.Name(FELL_THROUGH, ast.Load()), ast.Call(
+            ast.Name("locals", ast.Load()), [], [])], ast.Load()), lineno=end, col_offset=0, end_lineno=end,
+            end_col_offset=0)]
+        ast.fix_missing_locations(body[-1])
+        module.__dict__[FELL_THROUGH] = FELL_THROUGH_MARK
     fn = ast.FunctionDef(
         name=ENTRY,
         args=ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in ["self", *args, *([PASSED] if defaults else [])]],
@@ -195,7 +257,25 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
     namespace: dict = {}
     code = compile(ast.Module(body=[fn], type_ignores=[]), ext.tree.path(ext.source_rel), "exec")
     exec(code, module.__dict__, namespace)
-    return namespace[ENTRY], args, defaults, ast.Module(body=body, type_ignores=[])
+    entry = namespace[ENTRY]
+    entry.live_out = live
+    return entry, args, defaults, ast.Module(body=body[:-1] if live else body, type_ignores=[])
+
+
+def _live_out(ext: Extraction, statements: list[ast.stmt]) -> list[str]:
+    """The locals the call site's statements bind that the enclosing method reads elsewhere (after
+    them, or before them in a loop): what the call hands on to the rest of the method
+    (`reserved_mem += self.reserve_for_graph_mb()`, and `reserved_mem` used further down)."""
+    site = ext.call_sites[0]
+    method = next((f for f in ext.class_node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and f.name == site.method), None)
+    if method is None:
+        return []
+    inside = {id(n) for s in statements for n in ast.walk(s)}
+    bound = {n.id for s in statements for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    read = {n.id for n in ast.walk(method) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and id(n) not in inside}
+    return sorted(bound & read)
 
 
 def _caller(ext: Extraction) -> Caller:

@@ -23,6 +23,7 @@ EXPLAIN = {
     "different-outcome": "one version raises where the other does not, or another exception type",
     "different-exception-message": "both raise the same exception type with different messages",
     "different-return": "the versions return different values",
+    "different-handed-on": "the call site leaves different values in the locals the rest of its method goes on to use",
     "different-writes": "the versions write different attributes or values",
     "different-calls": "the versions call different functions or with different arguments",
     "different-logs": "the versions log different records",
@@ -46,8 +47,11 @@ class Render:
     rank: Callable[[dict], tuple] | None = None  # smaller = simpler (default: fewest non-default choices)
 
 
+COULD_NOT_RUN = "could not run"
+
+
 def overall(verdicts: list[str]) -> str:
-    for verdict in ("divergent", "inconclusive"):
+    for verdict in ("divergent", COULD_NOT_RUN, "inconclusive"):
         if verdict in verdicts:
             return verdict
     return "equivalent"
@@ -62,6 +66,16 @@ def _entry(result: PairResult, kind: str, render: Render) -> dict:
     before, after = diff.observations[i]
     config = diff.configs[i]
     options = result.domains.options
+    raising = {}
+    if kind == "eager-read":  # where the argument evaluated up front raises: the inputs, and which argument
+        where = [n for n, (_, a) in enumerate(diff.observations) if a.in_arguments]
+        if where:
+            j = min(where, key=lambda n: (size(diff.configs[n], options), n))
+            raising = {"raises": {"count": len(where), "argument": diff.observations[j][1].in_arguments,
+                                  "example": render.example(diff.configs[j]),
+                                  "choices": {k: describe(o) for k, o in diff.configs[j].items() if options[k][0] != o},
+                                  "before": render.summary(diff.observations[j][0]),
+                                  "after": render.summary(diff.observations[j][1])}}
     return {
         "kind": kind,
         "count": len(diff.configs),
@@ -71,6 +85,7 @@ def _entry(result: PairResult, kind: str, render: Render) -> dict:
         "before": render.summary(before),
         "after": render.summary(after),
         **({"explanation": render.explain[kind]} if kind in render.explain else {}),
+        **raising,
     }
 
 
@@ -87,11 +102,17 @@ def pair_json(result: PairResult, static: StaticReport | str, render: Render = R
         divergences.append({"kind": "changed-module-global", "count": len(changed), "globals": changed,
                             "explanation": EXPLAIN["changed-module-global"]})
         verdict = "divergent"
+    unexplained = untold_residuals(result, static) if judge_static else []
+    if unexplained and verdict == "equivalent":
+        verdict = "inconclusive"
     return {
         "before": result.before.label,
         "after": result.after.label,
         "shapes": {"before": result.before.ext.shape, "after": result.after.ext.shape},
         "verdict": verdict,
+        **({"could_not_run": result.could_not_run} if result.could_not_run else {}),
+        **({"untold_residuals": unexplained} if unexplained and verdict != "divergent" else {}),
+        **({"imported_with": assumed} if (assumed := import_assumptions(result)) else {}),
         "configs": len(result.configs),
         "budget_reached": result.budget_reached,
         "divergences": divergences,
@@ -103,8 +124,52 @@ def pair_json(result: PairResult, static: StaticReport | str, render: Render = R
     }
 
 
-def build(results: list[tuple[PairResult, StaticReport | str]], mutants: dict | None) -> dict:
-    pairs = [pair_json(r, s) for r, s in results]
+CORE_ROLE = {"wrapper": "function", "moved": "function", "static": "static method", "method": "method"}
+
+
+def untold_residuals(result: PairResult, static: StaticReport | str) -> list[dict]:
+    """The static check's residual differences the extraction does not explain, when no
+    configuration told the versions apart (the pair is not divergent): each with its line and
+    why the runs did not settle it. They leave the verdict inconclusive, never equivalent."""
+    if not isinstance(static, StaticReport) or result.divergent:
+        return []
+    lines = result.coverage.get("after").lines.get(CORE_ROLE.get(result.after.ext.shape, ""), set()) \
+        if result.coverage.get("after") else set()
+    out = []
+    for r in static.residuals:
+        if r.explained:
+            continue
+        where = f"L{r.after_line}" if r.after_line else f"L{r.before_line} (before)"
+        ran = r.after_line in lines if r.after_line else None
+        why = ("the line ran, but no configuration told the versions apart there: the values tried never "
+               "make the two differ" if ran else "the line never ran in the configurations tried" if ran is False
+               else "the removed line is not in the after version, and no configuration told the versions apart")
+        out.append({"line": where, "kind": r.kind, "before": r.before, "after": r.after, "why": why})
+    return out
+
+
+def import_assumptions(result: PairResult) -> dict:
+    """Per version, the stubbed values its modules' import-time code validated, and the literal
+    each was taken to be so that the import went through (load.version._import)."""
+    out = {}
+    for version in (result.before, result.after):
+        scope = version.stub_scope
+        if scope.pretend:
+            out[version.label] = {name: {"value": repr(v), "compared_with": [repr(c) for c in scope.compared.get(name, [])]}
+                                  for name, v in scope.pretend.items()}
+    return out
+
+
+def not_run_json(before: str, after: str, reason: str) -> dict:
+    """A pair whose versions could not be run at all (a module failed to import): nothing proven."""
+    return {"before": before, "after": after, "shapes": {}, "verdict": COULD_NOT_RUN, "could_not_run": reason,
+            "configs": 0, "budget_reached": False, "divergences": [], "classified": [], "not_modelled": [],
+            "coverage": {}, "inputs": {}, "static": {"error": reason}}
+
+
+def build(results: list[tuple], mutants: dict | None) -> dict:
+    """`results`: per pair, (PairResult, static check), or (before label, after label, why it could not run)."""
+    pairs = [not_run_json(*r) if len(r) == 3 else pair_json(*r) for r in results]
     report = {"verdict": overall([p["verdict"] for p in pairs]), "pairs": pairs}
     if mutants is not None:
         report["mutants"] = mutants
@@ -199,6 +264,17 @@ def summary_table(report: dict) -> list[str]:
     return out
 
 
+def untold_section(p: dict) -> list[str]:
+    """The residual differences no configuration told apart, in Markdown (why inconclusive)."""
+    if not p.get("untold_residuals"):
+        return []
+    out = ["", f"### Not proven: {p['before']} → {p['after']}: residual differences no configuration told apart"]
+    for r in p["untold_residuals"]:
+        out.append(f"- {r['line']} {r['kind']}: `{' '.join(r['before'].split())}` → `{' '.join(r['after'].split())}`"
+                   f": {r['why']}")
+    return out
+
+
 def _named(p: dict) -> str:
     return f"{p['before']} → {p['after']}"
 
@@ -233,12 +309,21 @@ def difference_sections(p: dict, example_line: Callable[[dict], str] = _choices,
                 out.append(f"  - smallest: `{example_line(d)}`")
                 out.append(f"  - before: `{json.dumps(d['before'])}`")
                 out.append(f"  - after: `{json.dumps(d['after'])}`")
+            if d.get("raises"):
+                r = d["raises"]
+                out.append(f"  - raises while evaluating the argument ({r['argument']}) in {r['count']} "
+                           f"configurations; smallest: `{example_line(r)}`")
+                out.append(f"    - before: `{json.dumps(r['before'])}`")
+                out.append(f"    - after: `{json.dumps(r['after'])}`")
     return out
 
 
 def markdown(report: dict) -> str:
     out = summary_table(report)
     for i, p in enumerate(report["pairs"]):
+        if p.get("could_not_run"):
+            out += ["", f"### Could not run: {_named(p)}", f"- {p['could_not_run']}"]
+        out += untold_section(p)
         out += difference_sections(p, earlier=report["pairs"][:i])
         for side, cov in p["coverage"].items():
             units = ", ".join(f"{u['unit']} {u['hit']}/{u['branches']}" for u in cov.get("units", []))
@@ -247,6 +332,10 @@ def markdown(report: dict) -> str:
                        + (f"; not hit: {'; '.join(cov['missed'])}" if cov["missed"] else ""))
         if p["budget_reached"]:
             out.append(f"- {p['before']} → {p['after']}: stopped at the budget of {p['configs']} configurations")
+        for label, names in p.get("imported_with", {}).items():
+            for name, how in names.items():
+                out.append(f"- {label}: imported with `{name}` = {how['value']} (its module-level code accepts only "
+                           f"{', '.join(how['compared_with'])}; a stub is none of them)")
         out.append(f"- inputs varied ({len(p['inputs'])}): " + "; ".join(
             f"`{k}` {', '.join(map(str, v))}" for k, v in p["inputs"].items()))
         same = _first_same(p, report["pairs"][:i], lambda q: q["static"])
@@ -258,12 +347,22 @@ def markdown(report: dict) -> str:
     if "mutants" in report:
         m = report["mutants"]
         out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed"]
+        if m.get("note"):
+            out.append(f"- note: {m['note']}")
+        if "controls" in m:
+            c = m["controls"]
+            out.append(f"- controls (changes that change nothing, which must survive): {c['survived']}/{c['total']} "
+                       f"survived" + (f" ({', '.join(c['ids'])})" if c.get("ids") else ""))
+            for k in c["killed"]:
+                out.append(f"- control killed: {k['id']} — {k['description']} ({k['reason']})")
         for s in m["survivors"]:
             out.append(f"- survived: {s['id']} — {s['description']} ({s['reason']})")
     return "\n".join(out) + "\n"
 
 
 def pair_line(p: dict, report: dict) -> str:
+    if not p["coverage"] and p.get("could_not_run"):
+        return f"{p['before']} -> {p['after']}: {p['verdict']}"
     cov = " ".join(f"{k} {c['hit']}/{c['branches']}" for k, c in p["coverage"].items())
     cls = "".join(f" +{c['kind']}:{c['count']}" for c in p["classified"])
     subject = _subjects(report).get(p["after"])
@@ -282,8 +381,17 @@ def static_lines(p: dict) -> list[str]:
         return []
     if "residuals" not in static:
         return [f"  static check not done: {static['error']}"]
-    return [f"  static: {len(static['map'])} mapped, {len(static['residuals'])} residual difference(s)"
-            + ("; a module global changed" if static["divergent"] else "")]
+    out = [f"  static: {len(static['map'])} mapped, {len(static['residuals'])} residual difference(s)"
+           + ("; a module global changed" if static["divergent"] else "")]
+    for r in static["residuals"]:
+        where = f"L{r['after_line']}" if r.get("after_line") else f"L{r['before_line']} (before)"
+        shown = " ".join((r["after"] or r["before"]).split())
+        explained = r.get("explained", r["kind"] == "applied-by-caller")
+        out.append(f"    {where} {r['kind']}: `{shown[:100]}` ({'explained' if explained else 'not explained'}"
+                   f"{': ' + r['classification'].split(': ', 1)[-1] if explained and r.get('classification') else ''})")
+    for r in p.get("untold_residuals", []):
+        out.append(f"  not proven: {r['line']} {r['kind']}: {r['why']}")
+    return out
 
 
 def static_items(p: dict, earlier: list[dict] = ()) -> list[str]:
@@ -320,13 +428,28 @@ def terminal(report: dict) -> str:
     lines = revision_lines(report) + compared_lines(report)
     for p in report["pairs"]:
         lines.append(pair_line(p, report))
+        if p.get("could_not_run"):
+            lines.append(f"  could not run: {p['could_not_run']}")
+        for c in p["classified"]:
+            if c.get("raises"):
+                lines.append(f"  {c['kind']}: raises evaluating {c['raises']['argument']} up front in "
+                             f"{c['raises']['count']} configurations, e.g. {_choices(c['raises'])}")
         for d in p["divergences"] + p["not_modelled"]:
             lines.append(f"  {d['kind']} x{d['count']}: " + (_choices(d) if "example" in d else
                                                             ", ".join(g["name"] for g in d.get("globals", []))))
         lines += missed_lines(p)
+        for label, names in p.get("imported_with", {}).items():
+            lines += [f"  {label}: imported with {name} = {how['value']} (module-level code accepts "
+                      f"{', '.join(how['compared_with'])})" for name, how in names.items()]
         lines += static_lines(p)
     if "mutants" in report:
         m = report["mutants"]
         lines.append(f"mutants: {m['killed']}/{m['total']} killed" + "".join(f"; survived {s['id']}" for s in m["survivors"]))
+        if m.get("note"):
+            lines.append(f"  note: {m['note']}")
+        if "controls" in m:
+            c = m["controls"]
+            lines.append(f"controls: {c['survived']}/{c['total']} survived (they change nothing)"
+                         + "".join(f"; KILLED {k['id']}" for k in c["killed"]))
     lines.append(f"verdict: {report['verdict']}")
     return "\n".join(lines)

@@ -29,26 +29,37 @@ class Branch:
     label: str  # e.g. "if true", "elif false", "and: operand 2 short-circuits", "for: body not entered"
     hit: bool = False
     unit: str = ""  # which function ("method", "wrapper", "function", "call site"), when several
+    unreachable: str = ""  # why no input can take it (its test depends only on constants), else ""
+
+    def where(self) -> str:
+        return f"{self.unit + ' ' if self.unit else ''}line {self.line}: {self.label}"
 
 
 @dataclass
 class Coverage:
     branches: list[Branch] = field(default_factory=list)
+    never_entered: list[str] = field(default_factory=list)  # units no configuration called ("method", ...)
+    lines: dict[str, set[int]] = field(default_factory=dict)  # unit -> the lines the traced runs ran (not in JSON)
 
     def to_json(self) -> dict:
-        missed = [f"{b.unit + ' ' if b.unit else ''}line {b.line}: {b.label}" for b in self.branches if not b.hit]
+        """`branches` counts those some input can take; `unreachable` lists the others, with why."""
+        reachable = [b for b in self.branches if not b.unreachable]
+        missed = [b.where() for b in reachable if not b.hit]
         units = {}
-        for b in self.branches:
+        for b in reachable:
             if b.unit:
                 counts = units.setdefault(b.unit, {"unit": b.unit, "branches": 0, "hit": 0})
                 counts["branches"] += 1
                 counts["hit"] += b.hit
-        return {"branches": len(self.branches), "hit": len(self.branches) - len(missed), "missed": missed,
-                **({"units": list(units.values())} if units else {})}
+        unreachable = [f"{b.where()} ({b.unreachable})" for b in self.branches if b.unreachable]
+        return {"branches": len(reachable), "hit": len(reachable) - len(missed), "missed": missed,
+                **({"units": list(units.values())} if units else {}),
+                **({"unreachable": unreachable} if unreachable else {}),
+                **({"never_entered": list(self.never_entered)} if self.never_entered else {})}
 
     @property
     def complete(self) -> bool:
-        return all(b.hit for b in self.branches)
+        return all(b.hit or b.unreachable for b in self.branches)
 
 
 @dataclass
@@ -92,11 +103,145 @@ def _skipped(test, guarded):
     return predicate
 
 
-class _Points:
-    """Branch outcomes as predicates over one call's `Ran`."""
+_UNKNOWN = object()
 
-    def __init__(self, fn: ast.AST, code: types.CodeType, unit: str = ""):
+
+def constant_value(test: ast.AST, constants: dict[str, object]):
+    """The value of a test that depends only on literals and on `constants` (names fixed by the
+    source: module-level names bound once to a literal, `TYPE_CHECKING`), else _UNKNOWN."""
+    if isinstance(test, ast.Constant):
+        return test.value
+    if isinstance(test, ast.Name):
+        return constants.get(test.id, _UNKNOWN)
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "typing" \
+            and test.attr == "TYPE_CHECKING":
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        v = constant_value(test.operand, constants)
+        return _UNKNOWN if v is _UNKNOWN else not v
+    if isinstance(test, ast.BoolOp):
+        values = [constant_value(v, constants) for v in test.values]
+        if any(v is _UNKNOWN for v in values):
+            return _UNKNOWN
+        out = values[0]
+        for v in values[1:]:
+            out = (out and v) if isinstance(test.op, ast.And) else (out or v)
+        return out
+    if isinstance(test, (ast.Tuple, ast.List)) and not test.elts:
+        return ()
+    return _UNKNOWN
+
+
+def _literal_set(node: ast.AST) -> frozenset | None:
+    """The literals of `[a, b]` / `(a, b)` / `{a, b}` (str, int, bool, None only)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(
+            isinstance(e, ast.Constant) and type(e.value) in (str, int, bool, type(None)) for e in node.elts):
+        return frozenset(e.value for e in node.elts)
+    return None
+
+
+def _membership(test: ast.AST) -> tuple[str, frozenset, bool] | None:
+    """`NAME == L` / `NAME != L` / `NAME in (..)` / `NAME not in (..)`: (NAME, the literals that
+    make it true, whether the test is negated)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)):
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant) \
+            and type(right.value) in (str, int, bool, type(None)):
+        return test.left.id, frozenset([right.value]), isinstance(op, ast.NotEq)
+    if isinstance(op, (ast.In, ast.NotIn)) and _literal_set(right) is not None:
+        return test.left.id, _literal_set(right), isinstance(op, ast.NotIn)
+    return None
+
+
+def implied_outcomes(fn: ast.AST) -> dict[tuple[int, bool], str]:
+    """Outcomes earlier tests of the same value rule out: after `assert kind in ["a", "b"]` (or
+    `if kind not in (...): raise`), an `if kind == "a": ... elif kind == "b": ... ` chain cannot take
+    its last `elif`'s false way. (id of the if node, outcome) -> why. Only for a local bound once
+    in the function (no other assignment can change it)."""
+    bound: dict[str, int] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            bound[n.id] = bound.get(n.id, 0) + 1
+    out: dict[tuple[int, bool], str] = {}
+
+    def block(stmts: list[ast.stmt], known: dict[str, tuple[frozenset, int, frozenset]]) -> None:
+        known = dict(known)
+        for stmt in stmts:
+            if isinstance(stmt, ast.Assert):
+                found = _membership(stmt.test)
+                if found and not found[2] and bound.get(found[0], 0) <= 1:
+                    known[found[0]] = (found[1], stmt.lineno, found[1])
+            elif isinstance(stmt, ast.If):
+                chain(stmt, known)
+                found = _membership(stmt.test)
+                exits = stmt.body and isinstance(stmt.body[-1], (ast.Raise, ast.Return)) and not stmt.orelse
+                if found and found[2] and exits and bound.get(found[0], 0) <= 1:
+                    known[found[0]] = (found[1], stmt.lineno, found[1])
+                continue
+            for sub in (getattr(stmt, f, None) for f in ("body", "orelse", "finalbody")):
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                    block(sub, known)
+            for handler in getattr(stmt, "handlers", []):
+                block(handler.body, known)
+
+    def chain(node: ast.If, known: dict[str, tuple[frozenset, int, frozenset]]) -> None:
+        known = dict(known)
+        found = _membership(node.test)
+        if found and found[0] in known:
+            name, matching, negated = found
+            possible, line, asserted = known[name]
+            true_set = possible - matching if negated else possible & matching
+            false_set = possible & matching if negated else possible - matching
+            shown = lambda values: ", ".join(map(repr, sorted(values, key=repr)))  # noqa: E731
+            where = f"`{name}` is one of {shown(asserted)} (line {line})" + (
+                f" and the tests before this one leave only {shown(possible)}" if possible != asserted else "")
+            if not true_set:
+                out[(id(node), True)] = f"`{ast.unparse(node.test)}` is never true: {where}"
+            if not false_set:
+                out[(id(node), False)] = f"`{ast.unparse(node.test)}` is never false: {where}"
+            block(node.body, {**known, name: (true_set, line, asserted)})
+            if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+                chain(node.orelse[0], {**known, name: (false_set, line, asserted)})
+            else:
+                block(node.orelse, {**known, name: (false_set, line, asserted)})
+            return
+        block(node.body, known)
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            chain(node.orelse[0], known)
+        else:
+            block(node.orelse, known)
+
+    block(getattr(fn, "body", []), {})
+    return out
+
+
+def dead_code(fn: ast.AST, constants: dict[str, object]) -> list[ast.AST]:
+    """The statements of `fn` no input can run: the block a constant test never enters
+    (`if DEBUG:` with `DEBUG = False`, the else of `if True:`, `while False:`'s body)."""
+    constants = {"TYPE_CHECKING": False, **constants}
+    out = []
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.If, ast.While)):
+            v = constant_value(node.test, constants)
+            if v is _UNKNOWN:
+                continue
+            out += node.orelse if v else node.body
+        elif isinstance(node, ast.IfExp):
+            v = constant_value(node.test, constants)
+            if v is not _UNKNOWN:
+                out.append(node.orelse if v else node.body)
+    return out
+
+
+class _Points:
+    """Branch outcomes as predicates over one call's `Ran`; an outcome a constant test can never
+    take is marked unreachable (with why)."""
+
+    def __init__(self, fn: ast.AST, code: types.CodeType, unit: str = "", constants: dict | None = None):
         self.unit = unit
+        self.constants = {"TYPE_CHECKING": False, **(constants or {})}
+        self.implied = implied_outcomes(fn)
         self.items: list[tuple[Branch, callable]] = []
         positions = list(code.co_positions())
         self._assert_offsets = {i.offset: positions[i.offset // 2] for i in dis.get_instructions(code)
@@ -108,18 +253,29 @@ class _Points:
                 if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
                     elifs.add(id(node.orelse[0]))
             elif isinstance(node, ast.IfExp):
-                self._add(node.lineno, "conditional expression true", _ran(_span(node.body)))
-                self._add(node.lineno, "conditional expression false", _ran(_span(node.orelse)))
+                self._add(node.lineno, "conditional expression true", _ran(_span(node.body)), self._never(node.test, True))
+                self._add(node.lineno, "conditional expression false", _ran(_span(node.orelse)),
+                          self._never(node.test, False))
             elif isinstance(node, ast.BoolOp):
                 op = "and" if isinstance(node.op, ast.And) else "or"
                 for i, (value, nxt) in enumerate(zip(node.values, node.values[1:]), 1):
-                    self._add(value.lineno, f"{op}: operand {i} continues", _ran(_span(nxt)))
-                    self._add(value.lineno, f"{op}: operand {i} short-circuits", _skipped(_span(value), _span(nxt)))
+                    goes_on = op == "and"  # the operand's truth that continues to the next one
+                    self._add(value.lineno, f"{op}: operand {i} continues", _ran(_span(nxt)), self._never(value, goes_on))
+                    self._add(value.lineno, f"{op}: operand {i} short-circuits", _skipped(_span(value), _span(nxt)),
+                              self._never(value, not goes_on))
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 word = "while" if isinstance(node, ast.While) else "for"
                 header = _span(node.test if isinstance(node, ast.While) else node.iter)
-                self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])))
-                self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])))
+                test = node.test if isinstance(node, ast.While) else None
+                entered, skipped = self._never(test, True), self._never(test, False)
+                if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.Tuple, ast.List)) \
+                        and not any(isinstance(e, ast.Starred) for e in node.iter.elts):
+                    # a literal display: its length is fixed by the source
+                    n = len(node.iter.elts)
+                    why = f"it iterates `{ast.unparse(node.iter)}`, a literal of {n} item(s)"
+                    entered, skipped = (why, "") if n == 0 else ("", why)
+                self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])), entered)
+                self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])), skipped)
             elif isinstance(node, (ast.Try, ast.TryStar)):
                 for handler in node.handlers:
                     what = ast.unparse(handler.type) if handler.type is not None else "(bare)"
@@ -130,17 +286,27 @@ class _Points:
             elif isinstance(node, ast.Assert):
                 self._assert(node)
 
+    def _never(self, test: ast.AST, outcome: bool) -> str:
+        """Why a test can never come out `outcome` ("" when it can)."""
+        v = _UNKNOWN if test is None else constant_value(test, self.constants)
+        if v is _UNKNOWN or bool(v) != (not outcome):
+            return ""
+        return f"its test `{ast.unparse(test)}` is always {'true' if v else 'false'}: it depends only on constants"
+
     def _if(self, node: ast.If, word: str) -> None:
         body = _span(node.body[0])
-        self._add(node.lineno, f"{word} true", _ran(body))
+        never_true = self._never(node.test, True) or self.implied.get((id(node), True), "")
+        never_false = self._never(node.test, False) or self.implied.get((id(node), False), "")
+        self._add(node.lineno, f"{word} true", _ran(body), never_true)
         if node.orelse:
-            self._add(node.lineno, f"{word} false", _ran(_span(node.orelse[0])))
+            self._add(node.lineno, f"{word} false", _ran(_span(node.orelse[0])), never_false)
         else:
-            self._add(node.lineno, f"{word} false (skips body)", _skipped(_span(node.test), body))
+            self._add(node.lineno, f"{word} false (skips body)", _skipped(_span(node.test), body), never_false)
 
     def _assert(self, node: ast.Assert) -> None:
         test = _span(node.test)
-        offsets = {o for o, p in self._assert_offsets.items() if _inside(p, test)}
+        # placed at the test, or at the whole statement when the test is a constant (`assert False`)
+        offsets = {o for o, p in self._assert_offsets.items() if _inside(p, _span(node))}
 
         def fails(ran):
             return bool(ran.offsets & offsets)
@@ -148,21 +314,46 @@ class _Points:
         def holds(ran):
             return not fails(ran) and _skipped(test, (0, 0, 0, 0))(ran)
 
-        self._add(node.lineno, "assert holds", holds)
-        self._add(node.lineno, "assert fails", fails)
+        self._add(node.lineno, "assert holds", holds, self._never(node.test, True))
+        self._add(node.lineno, "assert fails", fails, self._never(node.test, False))
 
-    def _add(self, line, label, predicate):
-        self.items.append((Branch(line, label, unit=self.unit), predicate))
+    def _add(self, line, label, predicate, unreachable: str = ""):
+        self.items.append((Branch(line, label, unit=self.unit, unreachable=unreachable), predicate))
+
+
+def _borrowed(code: types.CodeType) -> set[int]:
+    """Offsets of instructions that run where their position says something else ran: a failing
+    `assert` raises from instructions placed at its test's last operand (`assert a and b` with a
+    false: LOAD_ASSERTION_ERROR ... RAISE_VARARGS sit at `b`, which never ran)."""
+    out, block = set(), None
+    for ins in dis.get_instructions(code):
+        if ins.opname == "LOAD_ASSERTION_ERROR":
+            block = ins.positions
+        if block is not None:
+            p = ins.positions
+            if (p.lineno, p.col_offset, p.end_lineno, p.end_col_offset) == \
+                    (block.lineno, block.col_offset, block.end_lineno, block.end_col_offset):
+                out.add(ins.offset)
+            if ins.opname == "RAISE_VARARGS":
+                block = None
+    return out
 
 
 class BranchTracer:
     """Traces calls of the given code objects; `feed()` folds finished calls into the branches."""
 
-    def __init__(self, units: dict[types.CodeType, ast.AST], roles: dict[types.CodeType, str] | None = None):
+    def __init__(self, units: dict[types.CodeType, ast.AST], roles: dict[types.CodeType, str] | None = None,
+                 constants: dict[types.CodeType, dict] | None = None):
+        """`constants`: per code object, the names its module fixes by a literal (unreachable branches)."""
         self.codes = units
-        self.points = {code: _Points(node, code, (roles or {}).get(code, "")) for code, node in units.items()}
+        self.roles = roles or {}
+        self.points = {code: _Points(node, code, self.roles.get(code, ""), (constants or {}).get(code))
+                       for code, node in units.items()}
         self.positions = {code: list(code.co_positions()) for code in units}
+        self.borrowed = {code: _borrowed(code) for code in units}
         self.calls: list[tuple[types.CodeType, set, set]] = []
+        self.entered: set[types.CodeType] = set()
+        self.lines: dict[types.CodeType, set[int]] = {code: set() for code in units}
 
     def _trace(self, frame, event, arg):
         if event != "call" or frame.f_code not in self.codes:
@@ -194,23 +385,33 @@ class BranchTracer:
 
     def feed(self) -> None:
         for code, offsets, raised in self.calls:
-            positions = self.positions[code]
-            ran = Ran({positions[o // 2] for o in offsets}, {positions[o // 2] for o in raised}, offsets)
+            self.entered.add(code)
+            positions, borrowed = self.positions[code], self.borrowed[code]
+            self.lines[code] |= {positions[o // 2][0] for o in offsets if o not in borrowed}
+            ran = Ran({positions[o // 2] for o in offsets if o not in borrowed}, {positions[o // 2] for o in raised},
+                      offsets)
             for branch, predicate in self.points[code].items:
                 if not branch.hit and predicate(ran):
                     branch.hit = True
         self.calls.clear()
 
     def done(self) -> bool:
-        return all(b.hit for p in self.points.values() for b, _ in p.items)
+        return len(self.entered) == len(self.codes) and all(
+            b.hit or b.unreachable for p in self.points.values() for b, _ in p.items)
 
     def coverage(self) -> Coverage:
-        return Coverage([b for p in self.points.values() for b, _ in p.items])
+        never = [self.roles.get(code, "") or getattr(code, "co_qualname", code.co_name)
+                 for code in self.codes if code not in self.entered]
+        lines: dict[str, set[int]] = {}
+        for code, found in self.lines.items():
+            lines.setdefault(self.roles.get(code, ""), set()).update(found)
+        return Coverage([b for p in self.points.values() for b, _ in p.items], never, lines)
 
 
 def trace_until_done(tracer: BranchTracer, run, configs: list) -> Coverage:
     """Run configurations under `tracer` (a fixed shuffle, so that varied ones come first) until
-    every branch is hit; if some never are, every configuration has been traced."""
+    every function has been entered and every branch is hit (or unreachable); if some never are,
+    every configuration has been traced."""
     order = list(configs)
     random.Random(0).shuffle(order)
     batch = 64

@@ -2,7 +2,7 @@
 
 It starts from the seeds (all defaults, or a preset's configurations). Each run reports the
 keys both versions read, with the option each took. For every key read at its default whose
-value the code looked into (or that has options beyond a stand-in and None), each other option
+value the code looked into (or whose options are other than a stand-in and None), each other option
 of its domain is tried on top of that run's choices (restricted to the keys it read: a key
 not read cannot matter). When a domain changes (a demand added options, or gave a stand-in key
 a value as default), every configuration that read the key at its default runs again: the
@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from equivalence import progress
-from equivalence.engine.world.world import Domains
+from equivalence.engine.world.world import NONE, OPAQUE, Domains
+
+GENERIC = [OPAQUE, NONE]  # what any key may be: varied only once the code looks into its stand-in
 
 
 @dataclass
@@ -30,14 +32,19 @@ class Explored:
 
 
 def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], domains: Domains, seeds: list[dict],
-            budget: int, stop: Callable[[], bool] | None = None) -> Explored:
+            budget: int, stop: Callable[[], bool] | None = None, novel: Callable[[], bool] | None = None) -> Explored:
     """`run(config, identity)` runs both versions and returns (the configuration as recorded,
     keys read -> option used, keys looked into); `identity` is a seed's own choices (None for
     the configurations the exploration adds: their identity is what they read). A seed is a
     configuration of its own, even where it differs from another only in keys no run reads (a
     preset's configurations are an exact set); `budget` counts the runs beyond the seeds.
-    `stop()` ends the exploration early when it says so."""
+    `stop()` ends the exploration early when it says so. `novel()`, when given, says whether the
+    last run reached code no run reached before (a new arc between lines of the code under test):
+    such a run is varied further first (its variations jump the queue) and more widely (also
+    each key it read at a plain stand-in takes None), so that the exploration goes where
+    coverage grows, however many choices deep."""
     order = itertools.count()
+    tier = [1]  # 0 while queueing the variations of a run that reached new code
     queue: list = []
     queued: set[frozenset] = set()
     done: set[frozenset] = set()
@@ -45,28 +52,33 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
     touched_ever: set[str] = set()
     out = Explored()
 
-    def push(config: dict, again: bool = False) -> None:
+    def push(config: dict, again: bool = False, probe: bool = False) -> None:
         frozen = frozenset(config.items())
         if again or frozen not in queued:
             queued.add(frozen)
-            heapq.heappush(queue, (len(config), next(order), config, None))
+            heapq.heappush(queue, (tier[0], len(config), next(order), config, None, probe))
 
-    def expand(context: dict, key: str, used) -> None:
+    def expand(context: dict, key: str, used, probe: bool = False) -> None:
         for option in domains.options[key]:
             if option != used:
-                push({**context, key: option})
+                push({**context, key: option}, probe=probe)
 
-    def follow(explicit: dict, read: dict, touched: set) -> None:
+    def follow(explicit: dict, read: dict, touched: set, new_code: bool = False) -> None:
         """Queue what this run makes worth trying (see the module docstring)."""
         newly = {k for k in touched if k not in touched_ever and k in contexts}
         touched_ever.update(touched)
         fixed = domains.fixed
+        tier[0] = 0 if new_code else 1
         for key, option in read.items():
             if key in explicit or key in fixed:
                 continue
             contexts.setdefault(key, []).append(explicit)
-            if key in touched_ever or len(domains.options[key]) > 2:
+            options = domains.options[key]
+            if key in touched_ever or len(options) > 2 or (len(options) == 2 and options != GENERIC):
                 expand(explicit, key, option)
+            elif new_code:  # a probe: followed further only if it reaches new code itself
+                expand(explicit, key, option, probe=True)
+        tier[0] = 1
         grown = domains.take_grown()
         if grown or newly:
             for key in list(dict.fromkeys([*grown, *sorted(newly)])):
@@ -74,8 +86,9 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
                     push(context, again=True)
                     expand(context, key, None)
 
-    def step(config: dict, seed: frozenset | None) -> bool:
-        """Run one configuration; False once the exploration must stop."""
+    def step(config: dict, seed: frozenset | None, probe: bool = False) -> bool:
+        """Run one configuration; False once the exploration must stop. A probe (a plain stand-in
+        set to None in a run that reached new code) is followed only if it reaches new code too."""
         recorded, read, touched = run(config, seed)
         identity = seed or frozenset(read.items())
         if identity in done:
@@ -86,8 +99,12 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         shown.update(len(out.configs))
         if stop is not None and stop():
             return False
+        new_code = novel is not None and novel()
+        if probe and not new_code:
+            return True
         # a seed's choices all stand; an added configuration's only where they were read
-        follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched)
+        follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched,
+               new_code)
         return True
 
     pending = collections.deque(seeds)  # in order, before anything the runs add
@@ -100,7 +117,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
                 config = pending.popleft()
                 if not step(config, frozenset(config.items())):
                     break
-            elif not step(*heapq.heappop(queue)[2:]):
+            elif not step(*heapq.heappop(queue)[3:]):
                 break
     return out
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import builtins
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from equivalence.engine.load.defaults import passed
 from equivalence.engine.load.faithful import HELPERS, RANK0
 from equivalence.engine.load.inputs import GlobalInput
-from equivalence.engine.load.version import Version
+from equivalence.engine.load.version import FELL_THROUGH_MARK, Version
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.world.standins import CURRENT, Environ, OsProxy, PartlyRealModule, traced_class
 from equivalence.engine.load.stubs import StubTouched
@@ -36,6 +36,10 @@ class Observation:
     returned: object
     state: tuple  # (attribute, value) of the instance when the run ended, sorted
     not_modelled: tuple = ()
+    handed_on: tuple = ()  # (local, value): what the call site's statements leave for the rest of the method
+    # the exception was raised while the caller evaluated the arguments of the extracted call
+    # (before the function ran): the line and the argument, for eager-read (not compared)
+    in_arguments: str = field(default="", compare=False)
 
     def summary(self) -> dict:
         from equivalence.engine.world.world import json_value
@@ -45,6 +49,7 @@ class Observation:
             "returned": json_value(self.returned),
             "events": [[json_value(x) for x in e] for e in self.events],
             **({"not_modelled": list(self.not_modelled)} if self.not_modelled else {}),
+            **({"handed_on": {k: json_value(v) for k, v in self.handed_on}} if self.handed_on else {}),
         }
 
 
@@ -67,17 +72,26 @@ class Session:
             if g.proxy is None:
                 self.globals.append((module, g.name, hints.key(g.key), [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
-                module[g.name] = _proxy(g.proxy, module[g.name])
+                module[g.name] = _proxy(g.proxy, module[g.name], g.platform)
         self.real = [(version.modules[g.rel].__dict__, g.name, version.modules[g.rel].__dict__[g.name]) for g in shared]
         self.globals += [(module, name, g.key, [OPAQUE]) for (module, name, _), g in zip(self.real, shared)]
+        self.raised_at: str | None = None  # where the last run's exception was raised (why_not_run)
+        self.want_where = False
+        self.files = {version.ext.tree.path(rel) for rel in version.modules}
+        caller = version.caller
+        self.caller_positions = list(caller.code.co_positions()) if caller.code is not None else []
+        self.namespaces = frozenset(id(m.__dict__) for m in version.modules.values())
+        self.trees = {version.ext.tree.path(rel): version.ext.tree.parse(rel) for rel in version.modules}
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
                                        lambda qualname: hints.key(version.ext.tree.canonical(qualname)))
 
     def run(self, config: dict) -> tuple[Observation, World]:
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
+        world.namespaces, world.trees = self.namespaces, self.trees
         CURRENT.append(world)
         exception = returned = None
-        not_modelled = ()
+        not_modelled = handed_on = ()
+        in_arguments = ""
         instance = object.__new__(self.traced)
         builtins.__import__ = self.imports
         try:
@@ -89,7 +103,13 @@ class Session:
             args = [world.value(f"local:{n}") for n in self.version.entry_args]
             if self.version.entry_defaults:
                 args.append(passed(world, self.version.entry_defaults))
-            returned = canon(self.version.entry(instance, *args))
+            returned = self.version.entry(instance, *args)
+            if type(returned) is tuple and len(returned) == 2 and returned[0] is FELL_THROUGH_MARK:
+                live = returned[1]
+                returned = None
+                handed_on = tuple((name, canon(live[name]) if name in live else "<unbound>")
+                                  for name in self.version.entry.live_out)
+            returned = canon(returned)
         except StubTouched as e:
             not_modelled = (e.stub_name,)
             exception = ("StubTouched", str(e), None)
@@ -98,23 +118,68 @@ class Session:
         except Exception as e:  # the behaviour under test includes its exceptions
             name = getattr(e, "name", None) if isinstance(e, AttributeError) else None
             exception = (type(e).__name__, _ADDRESS.sub(" at 0x…", str(e)), name)
+            if self.want_where:
+                self.raised_at = self._where(e)
+            if self.version.caller.arguments:
+                in_arguments = self._in_arguments(e)
         finally:
             CURRENT.pop()
             builtins.__import__ = REAL_IMPORT
             for module, name, real in self.real:
                 module[name] = real
         state = tuple(sorted((k, canon(v)) for k, v in instance.__dict__.items()))
-        return Observation(tuple(world.events), exception, returned, state, not_modelled), world
+        return Observation(tuple(world.events), exception, returned, state, not_modelled, handed_on,
+                           in_arguments), world
 
     def observe(self, config: dict) -> Observation:
         return self.run(config)[0]
 
+    def _where(self, error: BaseException) -> str | None:
+        """`file:line` of the innermost frame of the version's own files the exception went through."""
+        tb, where = error.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename in self.files:
+                where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+            tb = tb.tb_next
+        return where
 
-def _proxy(kind: str, current):
+    def _in_arguments(self, error: BaseException) -> str:
+        """`file:line: argument` when the exception left the caller of the extracted function
+        (the wrapper, else the call site) while it evaluated that call's arguments, else ""."""
+        caller = self.version.caller
+        if not caller.arguments:
+            return ""
+        tb = error.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code is caller.code:
+                line, end_line, col, end_col = self.caller_positions[tb.tb_lasti // 2]
+                for name, (l1, c1, l2, c2) in caller.arguments:
+                    if line is not None and col is not None and (l1, c1) <= (line, col) and (end_line, end_col) <= (l2, c2):
+                        return f"{self.version.ext.tree.path(self.version.ext.source_rel)}:{line}: {name}"
+                return ""
+            tb = tb.tb_next
+        return ""
+
+    def why_not_run(self, config: dict, never: list[str]) -> str:
+        """Why `config`'s run never called the units `never` (the method, the function, ...)."""
+        self.raised_at, self.want_where = None, True
+        try:
+            observation = self.observe(config)
+        finally:
+            self.want_where = False
+        what = " and ".join(never)
+        if observation.exception is None:
+            return f"no configuration called the {what}: the call site's statements never reach it"
+        name, message, _ = observation.exception
+        where = f" at {self.raised_at}" if self.raised_at else ""
+        return f"every configuration raised before calling the {what}: {name}: {message}{where}"
+
+
+def _proxy(kind: str, current, platform: tuple = ()):
     if kind == "os":
         return OsProxy()
     if kind == "partly real":
-        return PartlyRealModule(current)
+        return PartlyRealModule(getattr(current, "_PartlyRealModule__real", current), platform)
     environ = Environ()
     if kind == "environ":
         return environ

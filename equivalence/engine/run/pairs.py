@@ -3,13 +3,18 @@ branch coverage of both versions."""
 
 from __future__ import annotations
 
+import ast
+import copy
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from equivalence.engine.judge.compare import EQUAL, NOT_MODELLED, classify, is_divergence
+from equivalence.engine.judge.compare import (ALREADY_DIVERGENT, EAGER, EAGER_RAISES, EQUAL, NOT_MODELLED, classify,
+                                              is_divergence, kind_of_difference)
 from equivalence.engine.run.coverage import BranchTracer, Coverage, trace_until_done
 from equivalence.engine.run.explore import explore, size
 from equivalence.engine.load.inputs import target_defs
+from equivalence.engine.load.literals import fixed_names
 from equivalence.engine.load.version import Version
 from equivalence.engine.run.observe import Observation, Session
 from equivalence.engine.world.world import Domains, Hints
@@ -36,6 +41,7 @@ class PairResult:
     budget_reached: bool
     observations: dict[str, dict[frozenset, Observation]] = field(default_factory=dict)  # kept on request
     intended: list[dict] | None = None  # a fix's pair: its findings and delta counts (a preset's)
+    could_not_run: str = ""  # why the code under test never ran in some version (then nothing is proven)
 
     @property
     def inputs(self) -> dict[str, list[tuple]]:
@@ -51,6 +57,8 @@ class PairResult:
         """"inconclusive": no divergence, but a branch was never run or an input not modelled."""
         if self.divergent:
             return "divergent"
+        if self.could_not_run:
+            return "could not run"
         if NOT_MODELLED in self.differences or any(not c.complete for c in self.coverage.values()):
             return "inconclusive"
         return "equivalent"
@@ -67,22 +75,36 @@ class Pair:
         self.domains = domains
         pools = (tuple(dict.fromkeys(before.inputs.strings + after.inputs.strings)),
                  tuple(dict.fromkeys(before.inputs.numbers + after.inputs.numbers)),
-                 tuple(dict.fromkeys(before.inputs.keys + after.inputs.keys)))
+                 tuple(dict.fromkeys(before.inputs.keys + after.inputs.keys)),
+                 tuple(dict.fromkeys(before.inputs.lengths + after.inputs.lengths)),
+                 tuple(dict.fromkeys(before.inputs.items + after.inputs.items))[:8])
         shared = {side: target_defs(v.ext.target_rel, v.ext.function and v.ext.function.name, v.inputs, v.ext.tree.parse,
                                     o.inputs)
                   for side, v, o in (("before", before, after), ("after", after, before))}
         self.sessions = {side: Session(v, domains, pools, hints, shared[side])
                          for side, v in (("before", before), ("after", after))}
         self.refine = refine
+        self.lazy = lazy_arguments(before, after)
+        # the generic exploration follows new code (explore.py); a preset's configurations are an exact set
+        self.arcs = ArcTracer({u.code for v in (before, after) for u in v.units}) if hints is None else None
         self.observations = {"before": {}, "after": {}} if keep else {}
         self.differences: dict[str, Difference] = {}
         self.seen: set[frozenset] = set()
+        self.before_raised: set[tuple] = set()  # (type, message) of every exception the before version raised
+        # a mutant's check: the unmutated pair, which tells whether a configuration already diverged
+        # there (its known identities first, else by running it); such a difference is no kill
+        self.baseline: "Baseline | None" = None
 
     def run(self, config: dict, identity: frozenset | None = None) -> tuple[dict, dict, set]:
         """Both versions on `config`: (the configuration as recorded, keys read -> option, keys
         looked into). `identity`: a seed's own choices (explore.py), else what the runs read."""
-        ob, wb = self.sessions["before"].run(config)
-        oa, wa = self.sessions["after"].run(config)
+        if self.arcs is not None:
+            with self.arcs:
+                ob, wb = self.sessions["before"].run(config)
+                oa, wa = self.sessions["after"].run(config)
+        else:
+            ob, wb = self.sessions["before"].run(config)
+            oa, wa = self.sessions["after"].run(config)
         read = {**wb.read, **wa.read}
         recorded = read if identity is None else {**config, **read}
         identity = identity or frozenset(read.items())
@@ -91,12 +113,35 @@ class Pair:
             self._record(identity, recorded, ob, oa, wa)
         return recorded, read, wb.touched | wa.touched
 
+    def settle(self) -> None:
+        """The up-front raises still unsettled: an eager read where the before version was seen to
+        raise the same (type and message) somewhere, else what differs (a divergence)."""
+        pending = self.differences.pop(EAGER_RAISES, None)
+        if pending is None:
+            return
+        for config, identity, (ob, oa) in zip(pending.configs, pending.identities, pending.observations):
+            kind = EAGER if oa.exception[:2] in self.before_raised else kind_of_difference(ob, oa)
+            if self.refine is not None and is_divergence(kind):
+                kind = self.refine(kind, ob, oa)
+            if self.baseline is not None and is_divergence(kind) and self.baseline.divergent(identity, config):
+                kind = ALREADY_DIVERGENT
+            diff = self.differences.setdefault(kind, Difference(kind))
+            diff.configs.append(config)
+            diff.identities.append(identity)
+            diff.observations.append((ob, oa))
+
     def _record(self, identity: frozenset, config: dict, ob: Observation, oa: Observation, wa) -> None:
         if self.observations:
             self.observations["before"][identity], self.observations["after"][identity] = ob, oa
-        kind = classify(ob, oa, self.after.caller, wa.read)
+        kind = classify(ob, oa, self.after.caller, wa.read, self.lazy)
         if self.refine is not None and is_divergence(kind):
             kind = self.refine(kind, ob, oa)
+        if ob.exception is not None:
+            self.before_raised.add(ob.exception[:2])
+        if kind == EAGER_RAISES and oa.exception[:2] in self.before_raised:
+            kind = EAGER
+        if self.baseline is not None and is_divergence(kind) and self.baseline.divergent(identity, config):
+            kind = ALREADY_DIVERGENT
         if kind != EQUAL:
             diff = self.differences.setdefault(kind, Difference(kind))
             diff.configs.append(config)
@@ -104,21 +149,129 @@ class Pair:
             diff.observations.append((ob, oa))
 
 
+def _normal(node: ast.AST, self_name: str | None) -> str:
+    """An expression's dump with the instance's name spelled `self` (positions left out)."""
+    node = copy.deepcopy(node)
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and self_name and n.id == self_name:
+            n.id = "self"
+    return ast.dump(node)
+
+
+def lazy_arguments(before: Version, after: Version) -> frozenset:
+    """The arguments of the after version's call of the extracted function whose expression the
+    before version evaluates too (in the code that runs: its method, function, wrapper), so that
+    raising up front is an eager read of it; an argument the before version never evaluates (a
+    wrong one, `torch.bfloat16` where `torch` is not imported) raising is a divergence."""
+    call = after.ext.call
+    if call is None:
+        return frozenset()
+    after_self = _self_name(after.ext.wrapper) if after.ext.wrapper is not None else "self"
+    seen: set[str] = set()
+    for unit in before.units:
+        own = _self_name(unit.node) if isinstance(unit.node, ast.FunctionDef) else "self"
+        if unit.role == "function" and before.ext.call is not None:
+            own = next((k for k, v in before.ext.call.keyword_nodes.items()
+                        if isinstance(v, ast.Name) and v.id == "self"), own)
+        seen |= {_normal(n, own) for n in ast.walk(unit.node) if isinstance(n, ast.expr)}
+    named = [(f"#{i}", a) for i, a in enumerate(call.positional)] + list(call.keyword_nodes.items())
+    return frozenset(name for name, node in named if _normal(node, after_self) in seen)
+
+
+def _self_name(fn: ast.FunctionDef | None) -> str | None:
+    args = fn.args.posonlyargs + fn.args.args if fn is not None else []
+    return args[0].arg if args else None
+
+
+class Baseline:
+    """The unmutated pair of a mutant's check: in which configurations it diverges already."""
+
+    def __init__(self, result: "PairResult", pair: "Pair"):
+        self.known = {identity: is_divergence(kind) for kind, diff in result.differences.items()
+                      for identity in diff.identities}
+        self.explored = {frozenset(c.items()) for c in result.configs}
+        self.pair = pair  # the unmutated versions, run in the mutant pair's world for new configurations
+
+    def divergent(self, identity: frozenset, config: dict) -> bool:
+        if identity in self.known:
+            return self.known[identity]
+        if identity in self.explored:
+            return False
+        self.pair.differences.clear()
+        self.pair.seen.clear()
+        self.pair.run(config, identity)
+        found = any(is_divergence(k) for k in self.pair.differences)
+        self.known[identity] = found
+        return found
+
+
+class ArcTracer:
+    """Which arcs (line to line, per function) of the code under test the runs took: `novel()`
+    says whether the last traced run took one no run took before (explore.py follows those)."""
+
+    def __init__(self, codes: set):
+        self.codes = codes
+        self.seen: set[tuple] = set()
+        self.new = False
+
+    def __enter__(self):
+        self.saved = sys.gettrace()
+        sys.settrace(self._call)
+        return self
+
+    def __exit__(self, *exc):
+        sys.settrace(self.saved)
+        return False
+
+    def _call(self, frame, event, arg):
+        if frame.f_code not in self.codes:
+            return None
+        code, last = frame.f_code, [frame.f_lineno]
+
+        def line(frame, event, arg):
+            if event == "line":
+                arc = (code, last[0], frame.f_lineno)
+                if arc not in self.seen:
+                    self.seen.add(arc)
+                    self.new = True
+                last[0] = frame.f_lineno
+            elif event in ("return", "exception"):
+                arc = (code, last[0], event)
+                if arc not in self.seen:
+                    self.seen.add(arc)
+                    self.new = True
+            return line
+
+        return line
+
+    def novel(self) -> bool:
+        out, self.new = self.new, False
+        return out
+
+
 def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, coverage: bool = True,
              stop_at_divergence: bool = False) -> PairResult:
     """`stop_at_divergence`: a mutant's check, which needs one divergence, not all of them."""
     stop = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else None
-    explored = explore(pair.run, pair.domains, seeds or [{}], budget, stop)
-    covered = {}
+    novel = pair.arcs.novel if pair.arcs is not None else None
+    explored = explore(pair.run, pair.domains, seeds or [{}], budget, stop, novel)
+    pair.settle()
+    covered, why = {}, []
     if coverage:
         covered = {side: measure_coverage(pair.sessions[side], explored.configs) for side in ("before", "after")}
+        for side, cov in covered.items():
+            never = [unit for unit in cov.never_entered if unit != "call site"]
+            if never:
+                version = pair.sessions[side].version
+                why.append(f"{version.label}: " + pair.sessions[side].why_not_run(explored.configs[0], never))
     return PairResult(pair.before, pair.after, explored.configs, pair.differences, covered, pair.domains,
-                      explored.budget_reached, pair.observations)
+                      explored.budget_reached, pair.observations, could_not_run="; ".join(why))
 
 
 def measure_coverage(session: Session, configs: list[dict]) -> Coverage:
     units = session.version.units
-    tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units})
+    constants = {u.code: fixed_names(session.version.ext.tree.parse(u.rel), u.node) for u in units}
+    tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units}, constants)
     return trace_until_done(tracer, session.run, configs)
 
 

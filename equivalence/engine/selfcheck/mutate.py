@@ -24,6 +24,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from equivalence.engine.load.literals import fixed_names
+from equivalence.engine.run.coverage import dead_code
 from equivalence.engine.selfcheck import mutations
 from pysource.extraction import Extraction, locate
 from equivalence.engine.selfcheck.mutations import Edit
@@ -68,6 +70,114 @@ def mutants_of(ext: Extraction, limit: int = 30) -> list[Mutant]:
                 out.append(Mutant(mutant_id, edit.description, kind, unit.rel, edit.line, {unit.rel: text}))
                 break
     return out
+
+
+CONTROL_KINDS = ("control-comment", "control-noop", "control-swap", "control-rename")
+
+
+def controls_of(ext: Extraction) -> list[Mutant]:
+    """Edits of the function holding the logic that change nothing it does, which the check must
+    therefore let survive: a comment line, a no-op statement, two adjacent independent
+    statements swapped, a local renamed. A self-check that calls one of them killed sees
+    differences that are not there (or does not run the mutant at all); one that lets the real
+    mutants survive sees too little."""
+    core, rel = ext.core
+    unit = _Unit(ext, rel, core, list(core.body), "core")
+    out = []
+    for kind, edit in ((k, e) for k, e in _control_edits(unit) if e is not None):
+        text = unit.apply(edit, same_ast_ok=kind in ("control-comment",))
+        if text is not None:
+            out.append(Mutant(f"{kind}@L{edit.line}", edit.description, kind, rel, edit.line, {rel: text}))
+    return out
+
+
+def _control_edits(unit: "_Unit"):
+    body = [s for s in unit.fn.body if s is not _docstring(unit.fn)] or unit.fn.body
+    first = body[0]
+    indent = " " * first.col_offset
+    start = unit.starts[first.lineno - 1]
+    if _own_line(unit, first):
+        yield "control-comment", Edit("control-comment", first.lineno, "a comment line added before the first statement",
+                                      [(start, start, f"{indent}# a comment changes nothing\n")])
+        yield "control-noop", Edit("control-noop", first.lineno, "a `pass` statement added before the first statement",
+                                   [(start, start, f"{indent}pass\n")])
+    yield "control-swap", _independent_swap(unit)
+    yield "control-rename", _local_rename(unit)
+
+
+def _own_line(unit: "_Unit", stmt: ast.stmt) -> bool:
+    line = unit.lines[stmt.lineno - 1]
+    return not line.encode()[: stmt.col_offset].strip() and stmt.end_lineno is not None
+
+
+def _independent_swap(unit: "_Unit") -> Edit | None:
+    """Two adjacent simple statements of one block, each on lines of its own, one binding a local
+    to a literal (no effect, cannot raise) and the other not naming that local, outside any `try`
+    (whose handler could read it): their order cannot show."""
+    inside_try = {id(s) for t in ast.walk(unit.fn) if isinstance(t, (ast.Try, ast.TryStar))
+                  for s in ast.walk(t) if isinstance(s, ast.stmt)}
+    simple = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+    for block in _blocks(unit.fn):
+        for a, b in zip(block, block[1:]):
+            if id(a) in inside_try or not (isinstance(a, simple) and isinstance(b, simple)):
+                continue
+            for bind, other in ((a, b), (b, a)):
+                if not (isinstance(bind, ast.Assign) and len(bind.targets) == 1 and isinstance(bind.targets[0], ast.Name)
+                        and isinstance(bind.value, ast.Constant)):
+                    continue
+                name = bind.targets[0].id
+                if name in {n.id for n in ast.walk(other) if isinstance(n, ast.Name)} \
+                        or any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in ast.walk(other)):
+                    continue
+                if not (_own_line(unit, a) and _own_line(unit, b)) or a.end_lineno >= b.lineno:
+                    continue
+                first = (unit.starts[a.lineno - 1], unit.starts[a.end_lineno])
+                second = (unit.starts[b.lineno - 1], unit.starts[b.end_lineno])
+                return Edit("control-swap", a.lineno, f"lines {a.lineno} and {b.lineno} swapped (independent)",
+                            [(*first, unit.text[second[0]:second[1]]), (*second, unit.text[first[0]:first[1]])])
+    return None
+
+
+def _blocks(fn: ast.AST):
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fn:
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+
+
+def _local_rename(unit: "_Unit") -> Edit | None:
+    """A local first bound by a top-level plain assignment of the function, never in an f-string,
+    a nested scope, a `global`/`nonlocal` or `del`, renamed `NAME_renamed` at each of its uses."""
+    fn = unit.fn
+    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    hidden = set()
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.JoinedStr, ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                             ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)) and node is not fn:
+            hidden |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            hidden |= set(node.names)
+        elif isinstance(node, ast.Delete):
+            hidden |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars", "eval", "exec"):
+            return None
+    taken = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | params
+    for stmt in fn.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        name = stmt.targets[0].id
+        if name in params or name in hidden or f"{name}_renamed" in taken:
+            continue
+        uses = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name),
+                      key=lambda n: (n.lineno, n.col_offset))
+        if not uses or uses[0] is not stmt.targets[0]:
+            continue  # read before this binding somewhere: not a plain local of the function
+        return Edit("control-rename", stmt.lineno, f"the local `{name}` renamed `{name}_renamed`",
+                    [(unit.start(n), unit.end(n), f"{name}_renamed") for n in uses])
+    return None
 
 
 def _alternate(lists: list[list]) -> list:
@@ -118,15 +228,15 @@ class _Unit:
         except SyntaxError:
             return None
 
-    def apply(self, edit: Edit) -> str | None:
+    def apply(self, edit: Edit, same_ast_ok: bool = False) -> str | None:
         """The file's text with `edit` applied, or None if the function no longer parses or its
-        AST is unchanged."""
+        AST is unchanged (`same_ast_ok`: a control edit may leave it unchanged, a comment)."""
         text, delta = self.text, 0
         for start, end, new in sorted(edit.spans, reverse=True):
             text = text[:start] + new + text[end:]
             delta += len(new) - (end - start)
         mutated = self._parse(text[self.span[0]:self.span[1] + delta])
-        return text if mutated is not None and mutated != self.original else None
+        return text if mutated is not None and (same_ast_ok or mutated != self.original) else None
 
     def nodes(self):
         """The nodes edits may touch, in source order, docstrings and f-string parts left out."""
@@ -143,6 +253,9 @@ class _Unit:
         docstring = _docstring(self.fn)
         if docstring is not None:
             skip.update(id(m) for m in ast.walk(docstring))
+        # code no input can run (`if DEBUG:` with DEBUG = False): a mutant there changes nothing
+        for dead in dead_code(self.fn, fixed_names(self.ext.tree.parse(self.rel), self.fn)):
+            skip.update(id(m) for m in ast.walk(dead))
         found = [n for region in self.regions for n in ast.walk(region) if id(n) not in skip and hasattr(n, "lineno")]
         return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 

@@ -17,11 +17,15 @@ its devices (`torch.distributed`, `torch.cuda`), the world's keys of their name.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import os
+import sys
 import types
 
 from equivalence.engine.load.inputs import WORLD_SUBMODULES
-from equivalence.engine.world.world import ABSENT, OPAQUE, STANDIN, Absent, World, canon, canon_args, value
+from equivalence.engine.world.world import (ABSENT, NONE, OPAQUE, STANDIN, TRACED, TRACERS, Absent, World, canon,
+                                            canon_args, value)
 
 CURRENT: list[World] = []  # the world of the run in progress (one at a time)
 
@@ -148,8 +152,16 @@ class StandIn:
         described = canon_args(args, kwargs)
         w.events.append(("call", key, tuple(canon(a) for a in args),
                          tuple((k, canon(v)) for k, v in kwargs.items())))
+        result = f"{key}({described})"
+        caught = _caught_around(w, sys._getframe(1))
+        if caught:  # called under `try: ... except E:`: the call may also raise E
+            raises = [("raises", e) for e in caught]
+            if result in w.domains.options:
+                w.domains.grow(result, raises)
+            else:
+                w.domains.ensure(result, [OPAQUE, NONE, *raises])
         try:
-            return w.value(f"{key}({described})")
+            return w.value(result)
         except Absent:  # a call result is never "absent": treat as None
             return None
 
@@ -164,6 +176,16 @@ class StandIn:
         w.touched.add(key)
         w.events.append(("setitem", key, canon(item), canon(v)))
         w.written[f"{key}[{canon(item)!r}]"] = v
+
+    @property
+    def __class__(self):
+        # `isinstance(x, list)` asks this (after type(x)): the code under test testing a type
+        # gives the key values of the types it tests (_tested_types)
+        w, key = _w(self), _k(self)
+        tested = _tested_types(w)
+        if tested:
+            w.demand(key, "class", tested)
+        return type(self)
 
     def __instancecheck__(self, obj):
         w, key = _w(self), _k(self)
@@ -182,8 +204,8 @@ class StandIn:
     __iter__ = _refuse("__iter__", "seq", "'{t}' object is not iterable")
     __contains__ = _refuse("__contains__", "contains", "argument of type '{t}' is not iterable", arg_of=lambda a: a)
     __index__ = _refuse("__index__", "number", "'{t}' object cannot be interpreted as an integer")
-    __int__ = _refuse("__int__", "number", "int() argument must be a string, a bytes-like object or a real number, not '{t}'")
-    __float__ = _refuse("__float__", "number", "float() argument must be a string or a real number, not '{t}'")
+    __int__ = _refuse("__int__", "convert", "int() argument must be a string, a bytes-like object or a real number, not '{t}'")
+    __float__ = _refuse("__float__", "convert", "float() argument must be a string or a real number, not '{t}'")
     __neg__ = _refuse("__neg__", "number", "bad operand type for unary -: '{t}'")
     __pos__ = _refuse("__pos__", "number", "bad operand type for unary +: '{t}'")
     __abs__ = _refuse("__abs__", "number", "bad operand type for abs(): '{t}'")
@@ -196,7 +218,270 @@ class StandIn:
     __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _not_implemented("number")
 
 
-STANDIN.append(StandIn)
+class SizedStandIn(StandIn):
+    """A stand-in with n items (`KEY[i]`), truthy whatever n (world.sized)."""
+
+    __slots__ = ("_standin_size",)
+
+    def __init__(self, key: str, world_: World, size: int):
+        super().__init__(key, world_)
+        object.__setattr__(self, "_standin_size", size)
+
+    def __len__(self):
+        return object.__getattribute__(self, "_standin_size")
+
+    def __iter__(self):
+        w, key = _w(self), _k(self)
+        return iter([w.value(f"{key}[{i}]") for i in range(len(self))])
+
+
+def make_instance(cls: type, key: str, world_: World):
+    """An instance of `cls` (a class of the code) made without `__init__`: what its class defines
+    is real, any other attribute the world's `KEY.name` (world.instance)."""
+    defined = {name for klass in cls.__mro__ for name in vars(klass)}
+
+    def __getattribute__(self, name):
+        if name in defined or name[:2] == "__" == name[-2:]:
+            return object.__getattribute__(self, name)
+        state = object.__getattribute__(self, "__dict__")
+        if name in state:
+            return state[name]
+        try:
+            return CURRENT[-1].value(f"{key}.{name}")
+        except Absent:
+            raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}", name=name, obj=self) from None
+
+    try:
+        traced = type(cls.__name__, (cls,), {"__getattribute__": __getattribute__, "__module__": cls.__module__})
+        return object.__new__(traced)
+    except TypeError:  # a class object.__new__ cannot make (a C type, slots in the way): a stand-in
+        return StandIn(key, world_)
+
+
+def _tested_types(w: World) -> tuple:
+    """The types the code under test is testing a value against, when the current `__class__`
+    lookup comes from its `isinstance(x, T)` (T a name, a module's attribute or a tuple of them)."""
+    frame = sys._getframe(2)
+    if id(frame.f_globals) not in w.namespaces:
+        return ()
+    node = _call_at(w, frame.f_code, frame.f_lasti)
+    if node is None or not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
+        return ()
+    out = []
+    for t in node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]:
+        found = _resolve(t, frame)
+        if isinstance(found, type):
+            out.append(found)
+    return tuple(out)
+
+
+def _resolve(node: ast.AST, frame):
+    """A name, or an attribute of a real module, as the frame sees it (None if anything else)."""
+    if isinstance(node, ast.Name):
+        for scope in (frame.f_locals, frame.f_globals, builtins.__dict__):
+            if node.id in scope:
+                return scope[node.id]
+        return None
+    if isinstance(node, ast.Attribute):
+        base = _resolve(node.value, frame)
+        if type(base) is types.ModuleType:
+            return getattr(base, node.attr, None)
+    return None
+
+
+_HANDLERS: dict[tuple, tuple] = {}  # (code, offset) -> the exception classes caught around it
+
+
+def _caught_around(w: World, frame) -> tuple:
+    """The exception classes (builtin ones, or classes of the code) that the `try` statements
+    around the instruction `frame` is running catch, when that frame runs code under test."""
+    if id(frame.f_globals) not in w.namespaces:
+        return ()
+    code, offset = frame.f_code, frame.f_lasti
+    found = _HANDLERS.get((code, offset))
+    if found is not None:
+        return found
+    tree = w.trees.get(code.co_filename)
+    out = []
+    position = _positions(code)[offset // 2] if tree is not None and 0 <= offset // 2 < len(_positions(code)) else None
+    if position is not None and position[0] is not None:
+        for node in _tries(tree):
+            first, last = node.body[0], node.body[-1]
+            if (first.lineno, first.col_offset) <= (position[0], position[2]) \
+                    and (position[1], position[3]) <= (last.end_lineno, last.end_col_offset):
+                for handler in node.handlers:
+                    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+                    for t in names:
+                        cls = _resolve(t, frame) if t is not None else Exception
+                        if isinstance(cls, type) and issubclass(cls, Exception) and cls not in out:
+                            out.append(cls)
+    if len(_HANDLERS) > 4096:
+        _HANDLERS.clear()
+    found = _HANDLERS[(code, offset)] = tuple(out)
+    return found
+
+
+_TRIES: dict[int, tuple] = {}
+_POSITIONS: dict[types.CodeType, list] = {}
+
+
+def _tries(tree: ast.Module) -> list[ast.Try]:
+    cached = _TRIES.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        while len(_TRIES) >= 8:
+            _TRIES.pop(next(iter(_TRIES)))
+        cached = _TRIES[id(tree)] = (tree, [n for n in ast.walk(tree) if isinstance(n, ast.Try) and n.handlers])
+    return cached[1]
+
+
+def _positions(code: types.CodeType) -> list:
+    found = _POSITIONS.get(code)
+    if found is None:
+        if len(_POSITIONS) > 256:
+            _POSITIONS.clear()
+        found = _POSITIONS[code] = list(code.co_positions())
+    return found
+
+
+_CALLS: dict[int, tuple[ast.Module, dict[tuple, ast.Call]]] = {}  # id of a parsed module -> its calls by span
+
+
+def _call_at(w: World, code: types.CodeType, offset: int) -> ast.Call | None:
+    """The call expression the instruction at `offset` of `code` belongs to, in the source the
+    version runs (world.trees: file -> its parsed text, a mutant's included)."""
+    tree = w.trees.get(code.co_filename)
+    if tree is None:
+        return None
+    positions = _positions(code)
+    if not 0 <= offset // 2 < len(positions):
+        return None
+    line, end_line, col, end_col = positions[offset // 2]
+    cached = _CALLS.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        while len(_CALLS) >= 8:
+            _CALLS.pop(next(iter(_CALLS)))
+        cached = _CALLS[id(tree)] = (tree, {(n.lineno, n.end_lineno, n.col_offset, n.end_col_offset): n
+                                            for n in ast.walk(tree) if isinstance(n, ast.Call)})
+    return cached[1].get((line, end_line, col, end_col))
+
+
+class TracedStr(str):
+    """A string the world gave a key, which still tells the world how the code uses it: compared
+    with a literal (also after `.upper()`, `.strip()`, ...), tested for a prefix, a suffix or a
+    substring, its key gets the values that tell those tests apart (the literal, its other case,
+    an extension of it)."""
+
+    def __new__(cls, v: str, key: str, world_: World):
+        out = str.__new__(cls, v)
+        out._key, out._world = key, world_
+        return out
+
+    __hash__ = str.__hash__
+
+    def _demand(self, kind, arg):
+        if CURRENT and CURRENT[-1] is self._world:
+            self._world.demand(self._key, kind, arg, traced=True)
+
+    def __eq__(self, other):
+        if type(other) in (str, TracedStr):
+            self._demand("eq", str.__str__(other))
+        return str.__eq__(self, other)
+
+    def __ne__(self, other):
+        if type(other) in (str, TracedStr):
+            self._demand("eq", str.__str__(other))
+        return str.__ne__(self, other)
+
+    def __contains__(self, sub):
+        if type(sub) is str:
+            self._demand("substr", sub)
+        return str.__contains__(self, sub)
+
+    def startswith(self, prefix, *args):
+        self._demand("str", _str_affixes("startswith", (prefix,) if isinstance(prefix, str) else tuple(prefix)))
+        return str.startswith(self, prefix, *args)
+
+    def endswith(self, suffix, *args):
+        self._demand("str", _str_affixes("endswith", (suffix,) if isinstance(suffix, str) else tuple(suffix)))
+        return str.endswith(self, suffix, *args)
+
+    def split(self, sep=None, maxsplit=-1):
+        if isinstance(sep, str) and sep:
+            self._demand("substr", sep)
+        return str.split(self, sep, maxsplit)
+
+    def _same_key(self, v: str) -> "TracedStr":
+        return TracedStr(v, self._key, self._world)
+
+    def upper(self):
+        return self._same_key(str.upper(self))
+
+    def lower(self):
+        return self._same_key(str.lower(self))
+
+    def casefold(self):
+        return self._same_key(str.casefold(self))
+
+    def strip(self, *args):
+        return self._same_key(str.strip(self, *args))
+
+    def lstrip(self, *args):
+        return self._same_key(str.lstrip(self, *args))
+
+    def rstrip(self, *args):
+        return self._same_key(str.rstrip(self, *args))
+
+
+def _number_tracer(plain: type):
+    class Traced(plain):
+        """A number the world gave a key, which still tells the world what the code compares it
+        with (its key gets that value's neighbours)."""
+
+        def __new__(cls, v, key: str, world_: World):
+            out = plain.__new__(cls, v)
+            out._key, out._world = key, world_
+            return out
+
+        __hash__ = plain.__hash__
+
+        def _compared(self, kind, other):
+            if type(other) in (int, float) and CURRENT and CURRENT[-1] is self._world:
+                self._world.demand(self._key, kind, other, traced=True)
+
+        def __eq__(self, other):
+            self._compared("order", other)
+            return plain.__eq__(self, other)
+
+        def __ne__(self, other):
+            self._compared("order", other)
+            return plain.__ne__(self, other)
+
+        def __lt__(self, other):
+            self._compared("order", other)
+            return plain.__lt__(self, other)
+
+        def __le__(self, other):
+            self._compared("order", other)
+            return plain.__le__(self, other)
+
+        def __gt__(self, other):
+            self._compared("order", other)
+            return plain.__gt__(self, other)
+
+        def __ge__(self, other):
+            self._compared("order", other)
+            return plain.__ge__(self, other)
+
+    Traced.__name__ = Traced.__qualname__ = f"Traced{plain.__name__.capitalize()}"
+    return Traced
+
+
+TracedInt = _number_tracer(int)
+TracedFloat = _number_tracer(float)
+
+STANDIN.extend([StandIn, SizedStandIn, make_instance])
+TRACERS.update({str: TracedStr, int: TracedInt, float: TracedFloat})
+TRACED.update({TracedStr: str, TracedInt: int, TracedFloat: float})
 
 
 def traced_class(cls: type, real: set[str]) -> type:
@@ -302,12 +587,22 @@ class PartlyRealModule(types.ModuleType):
     """A real module (`torch`) as the code under test sees it: real, except its submodules in
     WORLD_SUBMODULES, which are the world's keys of their name (`torch.distributed`)."""
 
-    def __init__(self, real: types.ModuleType):
+    def __init__(self, real: types.ModuleType, platform: tuple[str, ...] = ()):
+        """`platform`: attributes the code tests the module for (`hasattr(torch, "float4_e2m1fn_x2")`):
+        each is the world's key `MODULE.attr`, the real value (or a stand-in, where this platform
+        lacks it) and absent: both platforms run."""
         super().__init__(real.__name__)
         self.__real = real
+        self.__platform = platform
 
     def __getattr__(self, name):
         dotted = f"{self.__name__}.{name}"
         if dotted in WORLD_SUBMODULES:
             return world().value(dotted, [OPAQUE])
+        if name in self.__platform:
+            here = [value(getattr(self.__real, name)), ABSENT] if hasattr(self.__real, name) else [ABSENT, OPAQUE]
+            try:
+                return world().value(dotted, here)
+            except Absent:
+                raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}", name=name) from None
         return getattr(self.__real, name)

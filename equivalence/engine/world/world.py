@@ -19,6 +19,7 @@ mapping key -> option; keys it does not name take their default.
 
 from __future__ import annotations
 
+import collections.abc
 import logging
 import re
 import types
@@ -40,7 +41,13 @@ def seq(n: int) -> tuple:
     return ("seq", n)
 
 
-STANDIN: list[type] = []  # the StandIn class (standins.py registers it: the two modules use each other)
+def same(key: str) -> tuple:
+    """The option "the value of that other key" (the same object)."""
+    return ("same", key)
+
+
+STANDIN: list = []  # StandIn, SizedStandIn, the instance maker (standins.py registers them: the modules use each other)
+TRACERS: dict[type, object] = {}  # plain type -> the traced value maker (standins.py registers them)
 
 
 def key_of(v) -> str | None:
@@ -60,6 +67,18 @@ def describe(option: tuple):
         return "<absent>"
     if option[0] == "seq":
         return f"<list of {option[1]}>"
+    if option[0] == "same":
+        return f"<the same as {option[1]}>"
+    if option[0] == "raises":
+        return f"<raises {option[1].__name__}>"
+    if option[0] == "sized":
+        return f"<truthy, {option[1]} items>"
+    if option[0] == "tuple":
+        return f"<tuple of {option[1]}>"
+    if option[0] == "dict":
+        return f"<dict of {', '.join(map(repr, option[1])) or 'nothing'}>"
+    if option[0] == "instance":
+        return f"<{option[1].__qualname__} instance>"
     return json_value(option[1])
 
 
@@ -76,9 +95,16 @@ def json_value(v):
 PLAIN = (str, bool, int, float, type(None), bytes)
 
 
+TRACED: dict[type, type] = {}  # a traced value's class -> the plain type (standins.py registers them)
+
+
 def canon(v, depth: int = 0):
     """A value as an event or a key holds it: the same in both versions and in every run (stand-ins
-    by their key, containers element by element, other objects by type, never by address)."""
+    by their key, traced values as plain ones, containers element by element, other objects by
+    type, never by address)."""
+    plain = TRACED.get(type(v))
+    if plain is not None:
+        return plain(v)
     if isinstance(v, PLAIN):
         return v
     key = key_of(v)
@@ -133,20 +159,68 @@ def _neighbours(literal) -> list:
     return [literal]
 
 
-def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = ()) -> list[tuple]:
+def sized(n: int) -> tuple:
+    """An object with n items (its children `KEY[i]`) that is truthy whatever n: `not x` and
+    `len(x) == 0` can disagree, as they can for any object defining both."""
+    return ("sized", n)
+
+
+def instance(cls: type) -> tuple:
+    """An instance of a class of the code, its attributes the world's (`KEY.name`)."""
+    return ("instance", cls)
+
+
+def _of_type(t, lengths=(), items=()) -> list[tuple]:
+    """Options of the type `t` an `isinstance` test names."""
+    if t is bool:
+        return [value(True), value(False)]
+    if t is int:
+        return [value(0), value(1)]
+    if t is float:
+        return [value(0.0), value(1.5)]
+    if t is str:
+        return [value("x")]
+    if t is bytes:
+        return [value(b"x")]
+    if t in (list, collections.abc.Sequence, collections.abc.Iterable, collections.abc.Sized):
+        return [seq(0), seq(1), seq(2)]
+    if t is tuple:
+        return [("tuple", 0), ("tuple", 1), ("tuple", 2)]
+    if t in (dict, collections.abc.Mapping):  # empty, every key the code looks up, and each one missing
+        every = tuple(items)
+        return [("dict", ()), ("dict", every), *(("dict", every[:i] + every[i + 1:]) for i in range(len(every)))]
+    if t in (set, frozenset):
+        return [value(t())]
+    if isinstance(t, type) and t.__module__ not in ("builtins",) and type(t) is type:
+        return [instance(t)]
+    return []
+
+
+def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = (), lengths: tuple[int, ...] = (),
+                     items: tuple = ()) -> list[tuple]:
     """Options a key needs once its stand-in is used as `kind` (see StandIn); `numbers`: the ints
-    the code compares or computes with (the pool)."""
+    the code compares or computes with (the pool); `lengths`: the lengths its code tests or
+    needs (`len(x) == 4`, `x[3]`, unpacking); `items`: the keys it looks items up by."""
     if kind == "truth":
         return [value(False), value(True)]
     if kind == "eq":
-        return [] if key_of(arg) is not None else [value(v) for v in _neighbours(arg)]
+        other = key_of(arg)  # compared with another input: that input's very value (`backend == Backend.X`)
+        return [same(other)] if other is not None else [value(v) for v in _neighbours(arg)]
     if kind in ("number", "order"):
         # ordered against a value: also that value's neighbours (arithmetic operands are not
         # taken: they derive from other keys' values without bound)
         near = _neighbours(arg) if kind == "order" and type(arg) in (int, float) else []
         return [value(v) for v in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x)), *near])]
     if kind == "seq":
-        return [seq(1), seq(0), seq(2), seq(3)]
+        return [seq(1), seq(0), seq(2), seq(3), *(seq(n) for n in lengths)]
+    if kind == "sized":  # measured and tested for truth: also an object that is truthy yet empty
+        return [sized(0)]
+    if kind == "convert":  # int(x), float(x): numbers, and a string that is not one (ValueError)
+        return [*demanded_options("number", None, numbers), value("x")]
+    if kind == "class":  # isinstance(x, T): a value of each type tested
+        return [o for t in arg for o in _of_type(t, lengths, items)]
+    if kind == "substr":  # `sub in x` of a string: one holding it
+        return [value(f"a{arg}b"), value(f"a{arg}b{arg}c"), value("a")]
     if kind == "contains":
         return [seq(0), value((arg,)) if _hashable(arg) else seq(1)]
     if kind == "str":
@@ -156,17 +230,26 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = ()) -> list
     return []
 
 
-def _literals(kind: str, new: list[tuple]) -> int:
-    """How many of a demand's leading options are literals of the code itself (the value
-    compared with, the keys of the tables a key is looked up in): those go in up to
-    MAX_LITERALS, so that `x in ("a", "b", ..., "f")` offers each one and not only the first
-    few with their neighbours."""
-    return len(new) if kind == "key" else 1 if kind == "eq" and new else 0
+def _literals(kind: str, new: list[tuple], arg=None) -> set[tuple]:
+    """Which of a demand's options are the code's own values (the value compared with, or
+    ordered against with its neighbours, the keys of the tables a key is looked up in): those go
+    in up to MAX_LITERALS, so that `x in ("a", "b", ..., "f")` offers each one and not only the
+    first few with their neighbours, and `gpu_mem > 60 * 1024` offers 61440 and its neighbours
+    however many small ints the key already holds."""
+    if kind == "key":
+        return set(new)
+    if kind == "eq":
+        return set(new[:1])
+    if kind == "order" and type(arg) in (int, float):
+        return {value(v) for v in _neighbours(arg)}
+    if kind in ("seq", "class"):
+        return set(new)
+    return set()
 
 
 # kinds a stand-in cannot serve at all (TypeError): the key's default becomes the first option
 # the demand offers, so that the next runs get past this use and further into the code
-NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains"}
+NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains", "convert"}
 
 
 def _hashable(v) -> bool:
@@ -189,16 +272,16 @@ class Domains:
             found = self.options[key] = list(dict.fromkeys(default))
         return found
 
-    def grow(self, key: str, new: list[tuple], prefer: bool = False, literals: int = 0) -> None:
-        """Add `new` options (up to MAX_OPTIONS, the first `literals` up to MAX_LITERALS); with `prefer`, a key whose default is a stand-in takes the first of
+    def grow(self, key: str, new: list[tuple], prefer: bool = False, literals: set = frozenset()) -> None:
+        """Add `new` options (up to MAX_OPTIONS, those in `literals` up to MAX_LITERALS); with `prefer`, a key whose default is a stand-in takes the first of
         them as its default (NEEDS_A_VALUE) once the runs in progress are done (take_grown), so
         that both versions of a configuration see the same defaults."""
         if key in self.fixed:
             return
         options = self.options.setdefault(key, [OPAQUE])
         changed = False
-        for i, option in enumerate(new):
-            if option not in options and len(options) < (MAX_LITERALS if i < literals else MAX_OPTIONS):
+        for option in new:
+            if option not in options and len(options) < (MAX_LITERALS if option in literals else MAX_OPTIONS):
                 options.append(option)
                 changed = True
         if prefer and new and options[0] == OPAQUE and new[0] in options:
@@ -243,10 +326,14 @@ class World:
     made so far (one object per key, so `is` works), and what the run asked and used."""
 
     def __init__(self, domains: Domains, config: dict[str, tuple], absent_names: frozenset[str],
-                 pools: tuple[tuple[str, ...], tuple[int, ...], tuple] = ((), (), ())):
+                 pools: tuple = ((), (), ())):
         self.domains = domains
-        # what the code compares with (options of env variables, numbers) and its tables' keys
-        self.strings, self.numbers, self.keys = pools
+        # what the code compares with (options of env variables, numbers) and its tables' keys;
+        # then the lengths it needs and the keys it looks items up by
+        self.strings, self.numbers, self.keys, *more = pools
+        self.lengths, self.items = (*more, (), ())[:2]
+        self.namespaces: frozenset[int] = frozenset()  # ids of the globals of the code under test
+        self.trees: dict[str, object] = {}  # its files -> their parsed source (what runs)
         self.config = config
         self.absent_names = absent_names
         self.objects: dict[str, object] = {}
@@ -254,6 +341,7 @@ class World:
         self.touched: set[str] = set()  # keys whose stand-in the code looked into
         self.written: dict[str, object] = {}  # "KEY.attr" / "KEY[item]" -> value set by the code
         self.events: list = []
+        self.resolving: set[str] = set()  # keys whose "the same as" option is being resolved
 
     def value(self, key: str, default: list[tuple] | None = None):
         """The value of `key` in this run (raises Absent)."""
@@ -266,15 +354,47 @@ class World:
         chosen = self.config.get(key, options[0])
         self.read.setdefault(key, chosen)
         if chosen[0] == "value":
-            return chosen[1]
+            v = chosen[1]
+            maker = TRACERS.get(type(v))
+            if maker is None or key in self.domains.fixed:
+                return v
+            made = self.objects[key] = maker(v, key, self)  # still says how the code uses it
+            return made
         if chosen == ABSENT:
             raise Absent(key)
+        if chosen[0] == "raises":  # a call the code catches an exception of
+            try:
+                error = chosen[1](f"<{key}>")
+            except Exception:
+                error = chosen[1].__new__(chosen[1])
+            raise error
+        if chosen[0] == "same":
+            if key in self.resolving:  # a cycle of "the same as": a value of its own
+                made = STANDIN[0](key, self)
+            else:
+                self.resolving.add(key)
+                try:
+                    made = self.value(chosen[1])
+                finally:
+                    self.resolving.discard(key)
+            self.objects[key] = made
+            return made
         if chosen == OPAQUE:
             made = STANDIN[0](key, self)
-        else:  # ("seq", n)
+        elif chosen[0] == "sized":
+            made = STANDIN[1](key, self, chosen[1])
+        elif chosen[0] == "instance":
+            made = STANDIN[2](chosen[1], key, self)
+        elif chosen[0] == "dict":
+            made = {}
+            self.objects[key] = made
+            made.update((k, self.value(f"{key}[{k!r}]")) for k in chosen[1])
+        else:  # ("seq", n), ("tuple", n)
             made = []
             self.objects[key] = made
             made.extend(self.value(f"{key}[{i}]") for i in range(chosen[1]))
+            if chosen[0] == "tuple":
+                made = tuple(made)
         self.objects[key] = made
         return made
 
@@ -288,7 +408,11 @@ class World:
             options.append(ABSENT)
         return options
 
-    def demand(self, key: str, kind: str, arg=None) -> None:
+    def demand(self, key: str, kind: str, arg=None, traced: bool = False) -> None:
+        """`traced`: the use of a plain value the key already took (a traced value): it gains
+        options, its default stays."""
         self.touched.add(key)
-        new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers)
-        self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE, literals=_literals(kind, new))
+        if kind == "seq" and value(True) in self.domains.options.get(key, ()):
+            self.domains.grow(key, demanded_options("sized"), literals={sized(0)})
+        new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers, self.lengths, self.items)
+        self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE and not traced, literals=_literals(kind, new, arg))

@@ -41,6 +41,50 @@ def literals(versions: list[Version]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+ALGO_NAME = "kv_cache_quant_algo"
+CASE_FOLDS = ("upper", "lower", "casefold")
+
+
+def algo_values(versions: list[Version]) -> list[str]:
+    """The quant algo strings that tell apart the tests each version's decision makes of the algo
+    (read from every version: a test only the after version makes counts too): `== L` needs L (and,
+    after `.upper()`/`.lower()`, L in another case), `.startswith(L)` an extension L + "x",
+    `.endswith(L)` "x" + L, `in (a, b)` each of them."""
+    out: list[str] = []
+    for version in versions:
+        code = [u.node for u in version.units if u.role not in ("call site", "wrapper")]
+        code += [n for _, n in version.inputs.helpers]
+        for node in (n for c in code for n in ast.walk(c)):
+            if isinstance(node, ast.Compare):
+                for side, other in ((node.left, node.comparators), *((c, [node.left]) for c in node.comparators)):
+                    folded = _algo_receiver(side)
+                    if folded is None:
+                        continue
+                    for o in other:
+                        for lit in ([o.value] if isinstance(o, ast.Constant) else
+                                    [e.value for e in getattr(o, "elts", []) if isinstance(e, ast.Constant)]):
+                            if isinstance(lit, str):
+                                out += [lit, lit.lower(), lit.swapcase()] if folded else [lit]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("startswith", "endswith") and node.args \
+                    and _algo_receiver(node.func.value) is not None:
+                for lit in (c.value for c in ast.walk(node.args[0]) if isinstance(c, ast.Constant)):
+                    if isinstance(lit, str):
+                        out.append(lit + "x" if node.func.attr == "startswith" else "x" + lit)
+    return list(dict.fromkeys(out))
+
+
+def _algo_receiver(node: ast.AST) -> bool | None:
+    """Whether `node` is the algo (False), the algo with its case changed (True), else None."""
+    folded = False
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
+        folded = folded or node.func.attr in CASE_FOLDS
+        node = node.func.value
+    if (isinstance(node, ast.Name) and node.id == ALGO_NAME) or (isinstance(node, ast.Attribute) and node.attr == ALGO_NAME):
+        return folded
+    return None
+
+
 def dflash_inputs(versions: list[Version]) -> set[str]:
     """The DFLASH keys some version reads (their combinations join the configurations)."""
     nodes = [u.node for v in versions for u in v.units] + [n for v in versions for _, n in v.inputs.helpers]
@@ -52,7 +96,7 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
           mutants: bool = False, intended: dict[int, list[str]] | None = None) -> dict:
     """`intended`: pair index -> the findings that pair (a fix) may change."""
     words = literals(versions)
-    hints = presets.hints(words, dflash_inputs(versions), seed, examples)
+    hints = presets.hints(words, dflash_inputs(versions), seed, examples, algo_values(versions))
     domains = Domains.from_hints(hints)
     restore = capture_logs(versions)
     try:

@@ -130,8 +130,10 @@ def _config(kv, model, dtype, hip, fp8, has_float4, draft=None, spec=None, backe
 DTYPES = FIXED[DTYPE]
 
 
-def enumerate_configs(literals: list[str], active: set[str]) -> list[dict]:
-    """The finite part: every combination (DFLASH crossed as the comment above says)."""
+def enumerate_configs(literals: list[str], active: set[str], algos: tuple = ()) -> list[dict]:
+    """The finite part: every combination (DFLASH crossed as the comment above says); `algos`:
+    quant algos the versions' code needs beyond QUANT_ALGOS (check.algo_values)."""
+    models = MODELS + [(OPAQUE, OPAQUE, value(a)) for a in algos]
     kvs = list(dict.fromkeys([*literals, *EXTRA_KV]))
     flags = [value(True), value(False), ABSENT]
     drafts = flags if DRAFT in active else [None]
@@ -139,7 +141,7 @@ def enumerate_configs(literals: list[str], active: set[str]) -> list[dict]:
     backends = FIXED[BACKEND] if BACKEND in active else [None]
     base = [_config(kv, model, dtype, hip, fp8, f4, drafts[0], specs[0], backends[0])
             for kv, model, dtype, hip, fp8, f4 in itertools.product(
-                kvs, MODELS, DTYPES, (False, True), FP8_DTYPES, (True, False))]
+                kvs, models, DTYPES, (False, True), FP8_DTYPES, (True, False))]
     if len(drafts) * len(specs) * len(backends) == 1:
         return base
     dflash = [_config(kv, model, dtype, hip, fp8, f4, draft, spec, backend)
@@ -207,16 +209,20 @@ def _unique(configs: list[dict]) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=8)
-def _hints(literals: tuple[str, ...], active: frozenset[str], seed: int | None, examples: int) -> Hints:
-    seeds = _unique(enumerate_configs(list(literals), set(active)) + hypothesis_configs(set(active), seed, examples))
+def _hints(literals: tuple[str, ...], active: frozenset[str], seed: int | None, examples: int,
+           algos: tuple = ()) -> Hints:
+    seeds = _unique(enumerate_configs(list(literals), set(active), algos)
+                    + hypothesis_configs(set(active), seed, examples))
     kvs = list(dict.fromkeys(s[KV] for s in seeds))
-    return Hints(domains={**FIXED, KV: kvs}, aliases=list(ALIASES), real_inputs={"torch": TORCH}, seeds=seeds)
+    return Hints(domains={**FIXED, KV: kvs, ALGO: FIXED[ALGO] + [value(a) for a in algos]}, aliases=list(ALIASES),
+                 real_inputs={"torch": TORCH}, seeds=seeds)
 
 
-def hints(literals: list[str], active: set[str], seed: int | None, examples: int) -> Hints:
+def hints(literals: list[str], active: set[str], seed: int | None, examples: int, algos: list | None = None) -> Hints:
     """The preset's hints for versions whose decision tests these strings and reads these
-    DFLASH inputs (computed once per set: the robustness suite checks hundreds of variants)."""
-    return _hints(tuple(literals), frozenset(active), seed, examples)
+    DFLASH inputs (computed once per set: the robustness suite checks hundreds of variants);
+    `algos`: the quant algos their code needs beyond QUANT_ALGOS."""
+    return _hints(tuple(literals), frozenset(active), seed, examples, tuple(a for a in (algos or ()) if a not in QUANT_ALGOS))
 
 
 # --- how reports show a configuration --------------------------------------------------------

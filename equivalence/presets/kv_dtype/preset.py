@@ -66,9 +66,12 @@ class KvPreset(Subject):
         from equivalence.presets.kv_dtype.check import check  # imports torch
         from equivalence.presets.kv_dtype.subject import load_version
 
+        from equivalence.engine.run.frozen import frozen
+
         versions = [load_version(path, label) for label, path in trees]
-        return check(versions, [(versions[b], versions[a]) for b, a in pairs], self.args.seed, self.args.examples,
-                     mutants, intended)
+        with frozen():
+            return check(versions, [(versions[b], versions[a]) for b, a in pairs], self.args.seed,
+                         self.args.examples, mutants, intended)
 
     def markdown(self, report: dict) -> str:
         from equivalence.presets.kv_dtype.report import markdown

@@ -101,7 +101,7 @@ def markdown(report: dict) -> str:
         for side, cov in p["coverage"].items():
             if cov["missed"]:
                 out.append(f"- {p['before']} → {p['after']}, {side}: branches not hit: {'; '.join(cov['missed'])}")
-    static = [item for i, p in enumerate(report["pairs"]) for line in static_lines(p)
+    static = [item for i, p in enumerate(report["pairs"]) for line in static_lines(p)[:1]  # the count; its items follow
               for item in [f"- {p['before']} → {p['after']}: {line.strip().removeprefix('static: ')}",
                            *static_items(p, report["pairs"][:i])]]
     if static:
