@@ -207,7 +207,6 @@ def test_a_changed_global_of_the_unmutated_pair_kills_no_mutant(tmp_path):
     assert "a changed module global" in report["mutants"]["note"]
 
 
-@pytest.mark.xfail(reason="free names unified in pysource.names (main)", strict=True)
 def test_names_bound_locally_are_never_module_globals(tmp_path):
     """A name bound by `except ... as e`, a nested def, a comprehension, a with-as or a
     function-level import in the moved code is no module global for the static check
