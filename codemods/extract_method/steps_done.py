@@ -21,7 +21,7 @@ from codemods.syntax.nodes import class_members, def_line, dotted, top_class
 from codemods.core.errors import BadInput, Refusal
 from codemods.core.formatting import Style
 from codemods.extract_method.recipe import Recipe
-from codemods.extract_method.steps.tidy import tidy_source
+from codemods.syntax.tidy import tidy_source
 from codemods.syntax.nodes import parse_text
 
 NOT_FOUND = -1

@@ -17,7 +17,7 @@ from codemods.extract_method.steps.narrow_param import (
     narrow_caller,
     narrow_function,
 )
-from codemods.extract_method.steps.tidy import tidy_source
+from codemods.syntax.tidy import tidy_source
 from codemods.syntax.nodes import parse
 from pysource.checkout import Checkout
 
