@@ -140,7 +140,8 @@ class _Points:
 
     def _assert(self, node: ast.Assert) -> None:
         test = _span(node.test)
-        offsets = {o for o, p in self._assert_offsets.items() if _inside(p, test)}
+        # the instruction raising sits at the test, or (a test spanning several lines) at the whole statement
+        offsets = {o for o, p in self._assert_offsets.items() if _inside(p, _span(node))}
 
         def fails(ran):
             return bool(ran.offsets & offsets)
