@@ -32,7 +32,7 @@ def terminal(report: dict) -> str:
     for line in lines:
         out.append(line)
         for p in report["pairs"]:
-            if line.startswith(f"{p['before']} -> "):
+            if line.startswith(f"{p['before']} -> {p['after']}"):
                 out.append("  " + _component_lines(p)[0])
                 for d in p["divergences"]:
                     if d.get("sequence"):

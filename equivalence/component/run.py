@@ -122,7 +122,7 @@ class Session:
             moved = {f"self.{n}" for n in [*self.moved_state, self.attr]}
             world.events[:] = [e for e in world.events if not (e[0] == "set" and e[1] in moved)]  # what moved
             world.events.append(("built",))
-            for i in range(self.calls):
+            for i in range(self.calls if built is None else 0):  # an `__init__` that raised leaves no owner
                 method = world.value(f"call[{i}]")
                 if method is None:
                     break
