@@ -336,11 +336,18 @@ def _state(owner: Owner, request: Request, moved: list[str], uses: dict, staying
         if reads:
             readers[attr] = sorted({fn.name for fn, _ in reads})
     for attr in request.state:
-        if attr not in out and attr in used:
-            refuse(owner.node.lineno, f"--state {attr}: not moved state (see above)")
+        if attr not in out and attr in used and not any(f"--state {attr}:" in loc.what for loc in _problems(refuse)):
+            refuse(owner.node.lineno, f"--state {attr}: the moved methods use self.{attr}, but it cannot be moved "
+                                      f"state: the owner sets it otherwise than once in __init__, or never")
         elif attr not in used:
             refuse(owner.node.lineno, f"--state {attr}: the moved methods do not use self.{attr}")
     return out, readers
+
+
+def _problems(refuse) -> list:
+    """The places `refuse` (a closure over the run's list) has recorded so far."""
+    cell = next((c for c in (refuse.__closure__ or ()) if isinstance(c.cell_contents, list)), None)
+    return cell.cell_contents if cell is not None else []
 
 
 def _outside_mentions(owner: Owner, attr: str, program: Program) -> bool:

@@ -13,6 +13,7 @@ How far a tree is (`progress`):
 from __future__ import annotations
 
 import ast
+import difflib
 from pathlib import Path
 from typing import Optional
 
@@ -129,8 +130,13 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
     target_tree = _target_tree(ctx, target)
     done = progress(owner_cls, target_tree, spec)
     if done < 0:
-        missing = [m for m in spec.methods if not any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                                       and s.name == m for s in owner_cls.body)]
+        names = [s.name for s in owner_cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        missing = [m for m in spec.methods if m not in names]
+        if len(missing) < len(spec.methods):  # some are there: a typo, not a release that predates them
+            close = {m: difflib.get_close_matches(m, names, n=2) for m in missing}
+            hint = "; ".join(f"{m}: did you mean {' or '.join(c)}?" for m, c in close.items() if c)
+            raise BadInput(f"{spec.class_name} has no method {', '.join(missing)}" + (f" ({hint})" if hint else ""),
+                           source, owner_cls.lineno)
         raise NoSuchMethod(f"{spec.class_name} has no method {', '.join(missing)} and {spec.target} does not hold "
                            f"the component: nothing to do", source, owner_cls.lineno)
     if done == LAST:
@@ -173,6 +179,10 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
         state.notes += [f"  left as it is, through the kept delegation: {a}" for a in state.uses.ambiguous]
     else:
         problems += state.uses.ambiguous
+    places: dict = {}
+    for p in problems:  # one line per place (overrides are found by both analyses)
+        places.setdefault((p.path, p.line), p)
+    problems = list(places.values())
     if problems:
         raise Conflicts(problems, note=(
             f"Step 3 rewrites every caller of {', '.join(spec.methods)} to go through {spec.attr} and drops the "

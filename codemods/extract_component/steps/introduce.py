@@ -20,7 +20,7 @@ from codemods.extract_component import build
 from codemods.extract_component.run import ComponentRun
 from codemods.extract_component.target import add_class, check_cycles
 from codemods.syntax.import_placement import add_import, from_import
-from codemods.syntax.nodes import top_class
+from codemods.syntax.nodes import binding_line, top_class
 
 
 class _ThroughComponent(cst.CSTTransformer):
@@ -90,6 +90,11 @@ class Introduce(Step[ComponentRun]):
         module = add_import(module, from_import(design.target_module, [design.component]), style, package)
         run.module = module
         old = run.text_of(run.target)
+        if old is not None:
+            bound = binding_line(old, design.component)
+            if bound:
+                raise Refusal(f"{design.target_module} already binds {design.component}: choose another component "
+                              f"name (or module)", run.target, bound)
         new_target = add_class(run, old, build.class_code(design), design)
         check_cycles(run, old, new_target)
         run.adds(run.target, new_target, run.plan.originals.get(run.target, old))
