@@ -134,6 +134,9 @@ def parse_args(argv):
     codemod.add_argument("--pass-self", metavar="NAME", help="pass the instance whole under this name")
     codemod.add_argument("--move-global", action="append", default=[], metavar="NAME",
                          help="move this module global with the function (repeatable)")
+    codemod.add_argument("--no-wrapper", action="store_true", help="no wrapper: the call sites call the function")
+    codemod.add_argument("--positional", action="store_true",
+                         help="the function's parameters positional-or-keyword")
     component = parser.add_argument_group("with --steps --component: codemods.extract_component's options "
                                           "(and --to TARGET.MODULE.COMPONENT, --methods)")
     component.add_argument("--pass-owner", metavar="NAME", help="the component holds the owner whole as NAME")

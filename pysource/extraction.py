@@ -385,5 +385,18 @@ def _callee_name(call: ast.Call, imports: dict[str, Binding]) -> str | None:
 
 
 def _free_names(fn: ast.FunctionDef, statements: list[ast.stmt], self_name: str) -> list[str]:
-    """Locals of `fn` (parameters, names it binds) that `statements` read without binding them."""
-    return sorted((outer_reads(statements) & function_locals(fn)) - {self_name})
+    """Locals of `fn` (parameters, names it binds) that `statements` read without binding them, or
+    read before they bind them (`reserved_mem += self.m()`: the value the method had there)."""
+    return sorted(((outer_reads(statements) | _read_first(statements)) & function_locals(fn)) - {self_name})
+
+
+def _read_first(statements: list[ast.stmt]) -> set[str]:
+    """Names a statement reads before the statements so far (or it, for `x += ...`) bind them."""
+    out, stored = set(), set()
+    for stmt in statements:
+        loads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            loads.add(stmt.target.id)
+        out |= loads - stored
+        stored |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return out

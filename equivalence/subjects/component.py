@@ -37,7 +37,7 @@ class ComponentSubject(Subject):
             error(f"{given[0]} is a codemod option: it goes with --steps PATH --component CLASS.ATTR")
         if args.fix or args.intended:
             error("--fix and --intended belong to the kv preset (without --method or --component)")
-        for option in ("name", "pass_self", "move_global", "narrow", "rename"):
+        for option in ("name", "pass_self", "move_global", "narrow", "rename", "no_wrapper", "positional"):
             if getattr(args, option):
                 error(f"--{option.replace('_', '-')} is an option of --method's codemod, not --component's")
 

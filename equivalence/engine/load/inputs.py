@@ -334,5 +334,25 @@ def number_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
                 sides = [n.left, n.right]
             else:
                 continue
-            found += [s.value for s in sides if isinstance(s, ast.Constant) and type(s.value) is int]
+            found += [v for v in map(_constant_int, sides) if v is not None]
     return tuple(dict.fromkeys(found))
+
+
+def _constant_int(node: ast.AST) -> int | None:
+    """An int literal, or an arithmetic of int literals the code spells (`60 * 1024`), folded."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) is int else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Pow,
+                                                             ast.LShift)):
+        left, right = _constant_int(node.left), _constant_int(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Pow) and abs(right) > 64):
+            return None
+        try:
+            value = {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right}.get(type(node.op))
+            if value is None:
+                value = left // right if isinstance(node.op, ast.FloorDiv) else left ** right if isinstance(
+                    node.op, ast.Pow) else left << min(right, 64)
+        except (ZeroDivisionError, ValueError):
+            return None
+        return value if abs(value) < 2 ** 63 else None
+    return None

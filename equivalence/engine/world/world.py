@@ -10,7 +10,8 @@ Each key has a domain, its options in the order found (the first is the default)
 - OPAQUE: a stand-in (standins.py) answering every attribute, call and item by child keys;
 - ABSENT: the attribute (or variable) does not exist;
 - ("value", v): a plain value (None, a bool, an int, a string, a torch dtype, ...);
-- ("seq", n): a list of n elements, each the child key `KEY[i]`.
+- ("seq", n): a list of n elements, each the child key `KEY[i]`;
+- ("same", OTHER): the very object key OTHER stands for (offered once the code compares the two).
 Domains grow from demands: a stand-in used where only a kind of value works (compared with a
 literal, looked up in a table, tested for truth, ordered, indexed, measured with len, split as
 a string) records which options the key needs, and the next configurations offer them. A configuration is a
@@ -60,6 +61,8 @@ def describe(option: tuple):
         return "<absent>"
     if option[0] == "seq":
         return f"<list of {option[1]}>"
+    if option[0] == "same":
+        return f"<the object {option[1]}>"
     return json_value(option[1])
 
 
@@ -139,7 +142,10 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = ()) -> list
     if kind == "truth":
         return [value(False), value(True)]
     if kind == "eq":
-        return [] if key_of(arg) is not None else [value(v) for v in _neighbours(arg)]
+        # compared with another input: being that very object (an enum member the package stubs,
+        # `backend == Backend.BREAKABLE`) is the one way the two can be equal
+        other = key_of(arg)
+        return [("same", other)] if other is not None else [value(v) for v in _neighbours(arg)]
     if kind in ("number", "order"):
         # ordered against a value: also that value's neighbours (arithmetic operands are not
         # taken: they derive from other keys' values without bound)
@@ -271,6 +277,8 @@ class World:
             raise Absent(key)
         if chosen == OPAQUE:
             made = STANDIN[0](key, self)
+        elif chosen[0] == "same":  # the very object another key stands for
+            return self.value(chosen[1])
         else:  # ("seq", n)
             made = []
             self.objects[key] = made
