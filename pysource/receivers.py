@@ -485,8 +485,19 @@ class Program:
         a = re.escape(attr.encode())
         binds = re.compile(rb"\bself\.\s*" + a + rb"\s*(?::[^=\n]*)?=[^=]|\bdef\s+" + a + rb"\s*\(|^[ \t]+" + a
                            + rb"\s*:", re.M)
+        # a file that can declare a type for it spells an annotation or a constructor next to it (a
+        # property's `-> T`, `attr: T`, a parameter `attr: T`, `self.attr = T(`); the others' bindings
+        # declare nothing, counted from their text without parsing them
+        declares = re.compile(rb"\bdef\s+" + a + rb"\s*\([^)]*\)\s*->|^[ \t]+" + a + rb"\s*:|\bself\.\s*" + a
+                              + rb"\s*:|[(,]\s*" + a + rb"\s*:\s*[\w\"'\[]|\bself\.\s*" + a
+                              + rb"\s*=\s*[A-Z]\w*\(", re.M)
         types, declared, silent = set(), [], []
         for path in self.checkout.select(lambda data: binds.search(data) is not None, mentioning=attr.encode()):
+            data = self.checkout.data(path)
+            if declares.search(data) is None:
+                for hit in binds.finditer(data):
+                    silent.append((path, data.count(b"\n", 0, hit.start()) + 1))
+                continue
             f = self.file(path)
             if f is None:
                 continue

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Optional
 
 from codemods.core.errors import Location
-from pysource.imports import PATCHERS, callee_name
+from pysource.imports import PATCHERS, callee_name, nodes
 from pysource.receivers import NONE, File, Program
 
 BY_NAME = PATCHERS | {"getattr", "hasattr", "setattr"}
@@ -86,39 +86,56 @@ def method_uses(program: Program, owner: str, methods: list[str], skip_in_class:
                 out.conflicts.append(Location(f.path, stmt.lineno, f"{node.name} overrides "
                                                                    f"{owner.rpartition('.')[2]}.{stmt.name}"))
     contracts: dict[str, tuple] = {}
-    for method in methods:
-        for path in program.checkout.select(lambda data: True, mentioning=method.encode()):
-            if only is not None and Path(path) not in only:
-                continue
-            f = program.file(path)
-            if f is None:
-                out.conflicts.append(Location(path, 1, f"cannot parse the file, so its uses of {method} cannot be "
-                                                       f"checked: fix it first"))
-                continue
-            _FileUses(program, f, owner, set(lineage), subclasses, method, skip_in_class, out, contracts,
-                      skip_classes).run()
+    files = dict.fromkeys(p for method in methods for p in program.checkout.select(
+        lambda data: True, mentioning=method.encode()))  # each file once, for every method it spells
+    for path in files:
+        if only is not None and Path(path) not in only:
+            continue
+        f = program.file(path)
+        if f is None:
+            out.conflicts.append(Location(path, 1, f"cannot parse the file, so its uses of {', '.join(methods)} "
+                                                   f"cannot be checked: fix it first"))
+            continue
+        _FileUses(program, f, owner, set(lineage), subclasses, set(methods), skip_in_class, out, contracts,
+                  skip_classes).run()
     return out
 
 
 class _FileUses:
     def __init__(self, program: Program, f: File, owner: str, lineage: set[str], subclasses: frozenset[str],
-                 method: str, skip: set[str], out: Uses, contracts: dict, skip_classes: set[str] = frozenset()):
-        self.program, self.f, self.owner, self.method, self.skip, self.out = program, f, owner, method, skip, out
+                 methods: set[str], skip: set[str], out: Uses, contracts: dict, skip_classes: set[str] = frozenset()):
+        self.program, self.f, self.owner, self.methods, self.skip, self.out = program, f, owner, methods, skip, out
+        self.method = ""
         self.lineage, self.subclasses, self.contracts = lineage, subclasses, contracts
         self.class_name = owner.rpartition(".")[2]
         self.mine = {owner, *subclasses}
         self.skip_classes = skip_classes
 
     def run(self) -> None:
-        f, method = self.f, self.method
-        called = {id(n.func) for n in ast.walk(f.tree) if isinstance(n, ast.Call)}
-        for node in ast.walk(f.tree):
-            if isinstance(node, ast.Attribute) and node.attr == method:
+        """One walk of the file for every method: then each candidate in source order."""
+        methods = self.methods
+        called, found = set(), []
+        for node in nodes(self.f.tree):
+            if isinstance(node, ast.Attribute):
+                if node.attr in methods:
+                    found.append(("attribute", node, node.attr))
+            elif isinstance(node, ast.Call):
+                called.add(id(node.func))
+                if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in methods \
+                        and callee_name(node) in BY_NAME:
+                    found.append(("by-name", node, node.args[1].value))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+                for m in methods:
+                    if f".{m}" in node.value:
+                        found.append(("patch", node, m))
+        found.sort(key=lambda item: (item[1].lineno, item[1].col_offset))
+        for kind, node, method in found:
+            self.method = method
+            if kind == "attribute":
                 self._attribute(node, id(node) in called)
-            elif isinstance(node, ast.Call) and callee_name(node) in BY_NAME and len(node.args) > 1 \
-                    and isinstance(node.args[1], ast.Constant) and node.args[1].value == method:
+            elif kind == "by-name":
                 self._by_name(node)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and f".{method}" in node.value:
+            else:
                 self._patch_target(node)
 
     def _where(self, node: ast.AST) -> tuple[Optional[ast.AST], Optional[ast.ClassDef]]:

@@ -49,6 +49,7 @@ class Request:
     pass_owner: Optional[str] = None
     field_names: dict = field(default_factory=dict)  # owner attribute (or chain "a.b") -> field name
     state: tuple[str, ...] = ()
+    keep_wrappers: bool = False
 
 
 @dataclass
@@ -100,6 +101,7 @@ class Owner:
 def infer(owner: Owner, request: Request, program: Program) -> Inferred:
     """The component's design and where the owner builds it; `Refusal`/`Conflicts` otherwise."""
     problems: list[Location] = []
+    notes: list[str] = []
     path = owner.path
 
     def refuse(line: int, why: str) -> None:
@@ -118,15 +120,22 @@ def infer(owner: Owner, request: Request, program: Program) -> Inferred:
         for s in special:
             if s.what == "super":
                 refuse(s.line, f"{request.class_name}.{name} calls super(): the component would have another base")
+            elif s.what == "by-name" and not (request.pass_owner and _literal_name(s.node)):
+                what = (f"reaches self.{_literal_name(s.node)} by name ({s.text}): the component holds no such "
+                        f"attribute; pass --pass-owner NAME (it then reaches the owner's)") if _literal_name(s.node) \
+                    else f"reaches self by a name known only at run time ({s.text})"
+                refuse(s.line, f"{request.class_name}.{name} {what}")
             elif s.what == "by-name":
-                refuse(s.line, f"{request.class_name}.{name} reaches self by name ({s.text}): which attribute it "
-                               f"means is only known at run time")
+                pass  # getattr(self, "x", ...) with the owner passed whole: getattr(self.OWNER, "x", ...)
             elif not request.pass_owner:
                 refuse(s.line, f"{request.class_name}.{name} uses self other than through an attribute ({s.text}): "
                                f"pass --pass-owner NAME to hand the component the owner whole")
     for line, why in _by_name_in_owner(owner, moved):
-        refuse(line, why)
-    for sub in sorted(program.subclasses(owner.qualified)):
+        if request.keep_wrappers:  # the delegations stay: what reaches a moved method by name still finds it
+            notes.append(f"{owner.path}:{line}: {why}; the delegations are kept, so it still finds them")
+        else:
+            refuse(line, why + ": its delegation goes in step 3 (pass --keep-wrappers to keep it)")
+    for sub in sorted(program.subclasses(owner.qualified)):  # every place at once: the analysis goes on
         got = program.class_def(sub)
         if got is None:
             continue
@@ -135,13 +144,9 @@ def infer(owner: Owner, request: Request, program: Program) -> Inferred:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in moved:
                 problems.append(Location(f.path, s.lineno, f"{node.name} overrides {request.class_name}.{s.name}, "
                                                            f"which moves to {request.component}"))
-    if problems:
-        raise Conflicts(problems)
 
     staying = [fn for name, fns in owner.defs.items() if name not in moved for fn in fns]
     state, readers = _state(owner, request, moved, uses, staying, program, refuse)
-    if problems:
-        raise Conflicts(problems)
     written_after = _written_after(owner, moved, staying, program)
     design = Design(request.class_name, request.component, request.target_module, request.attr, moved, helpers,
                     frozen=False)
@@ -185,8 +190,15 @@ def infer(owner: Owner, request: Request, program: Program) -> Inferred:
     _check_names(owner, request, design, refuse)
     if problems:
         raise Conflicts(problems)
-    notes = []
     return Inferred(design, construct_at, removed, readers, notes)
+
+
+def _literal_name(call: ast.AST) -> Optional[str]:
+    """The attribute `getattr(self, "x", ...)` (and the like) names, when it is a literal."""
+    if isinstance(call, ast.Call) and len(call.args) > 1 and isinstance(call.args[1], ast.Constant) \
+            and isinstance(call.args[1].value, str):
+        return call.args[1].value
+    return None
 
 
 def _moved_methods(owner: Owner, request: Request, refuse) -> list[str]:

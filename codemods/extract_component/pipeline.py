@@ -31,6 +31,7 @@ from codemods.extract_component.steps.introduce import Introduce
 from codemods.extract_component.steps.move import Move
 from codemods.syntax.nodes import parse
 from pysource import parsing
+from pysource.classes import classes
 from pysource.modules import module_files
 from pysource.receivers import Program
 
@@ -90,7 +91,7 @@ def _values(owner: ast.ClassDef, names: list[str]) -> set[str]:
 
 def _request(spec: ComponentSpec) -> analysis.Request:
     return analysis.Request(spec.class_name, spec.component, spec.target_module, tuple(spec.methods), spec.attr,
-                            spec.pass_owner, dict(spec.fields), tuple(spec.state))
+                            spec.pass_owner, dict(spec.fields), tuple(spec.state), spec.keep_wrappers)
 
 
 def steps_done(ctx: Context, spec: ComponentSpec) -> int:
@@ -137,6 +138,14 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
             hint = "; ".join(f"{m}: did you mean {' or '.join(c)}?" for m, c in close.items() if c)
             raise BadInput(f"{spec.class_name} has no method {', '.join(missing)}" + (f" ({hint})" if hint else ""),
                            source, owner_cls.lineno)
+        for base, _ in classes(text, spec.class_name, ctx.root, source_module)[1:]:
+            there = [m for m in spec.methods if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                                    and s.name == m for s in base.body)]
+            if there:
+                raise Refusal(f"{spec.class_name} inherits {', '.join(there)} from {base.name}, which defines them: "
+                              f"the owner must define the methods it hands to its component (move them into "
+                              f"{spec.class_name} first, or extract them from {base.name}, which then needs an "
+                              f"__init__ to build the component in)", source, owner_cls.lineno)
         raise NoSuchMethod(f"{spec.class_name} has no method {', '.join(missing)} and {spec.target} does not hold "
                            f"the component: nothing to do", source, owner_cls.lineno)
     if done == LAST:
@@ -163,6 +172,7 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
         if done == 0:
             state.inferred = analysis.infer(state.owner, _request(spec), program)
             state.design = state.inferred.design
+            state.notes += [f"  {n}" for n in state.inferred.notes]
         else:
             state.design = design_from_tree(state, target_tree)
     except Conflicts as e:

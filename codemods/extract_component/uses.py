@@ -49,9 +49,23 @@ def self_name(fn: ast.FunctionDef) -> Optional[str]:
     return args[0].arg if args else None
 
 
+_CACHE: dict[int, tuple] = {}
+
+
 def self_uses(fn: ast.FunctionDef) -> tuple[list[SelfUse], list[Special]]:
     """Every use of the method's first parameter in its body (nested functions and lambdas
-    included, unless they rebind the name)."""
+    included, unless they rebind the name); computed once per function node."""
+    key = id(fn)
+    got = _CACHE.get(key)
+    if got is None or got[0] is not fn:
+        got = _CACHE[key] = (fn, _self_uses(fn))
+        if len(_CACHE) > 4096:
+            _CACHE.clear()
+            _CACHE[key] = got
+    return got[1]
+
+
+def _self_uses(fn: ast.FunctionDef) -> tuple[list[SelfUse], list[Special]]:
     me = self_name(fn)
     parents: dict[int, ast.AST] = {}
     for n in ast.walk(fn):
