@@ -249,3 +249,14 @@ def test_keep_wrappers_leaves_an_ambiguous_receiver_going_through_the_delegation
     assert any("left as it is, through the kept delegation" in m and "worker.send_weights" in m for m in plan.messages)
     write_plan(plan)
     assert "worker.send_weights(req.ports)" in (root / "sglang/srt/utils_send.py").read_text()
+
+
+def test_state_named_with_state_is_read_through_the_component_by_code_that_stays(tmp_path):
+    root = copy_tree(tmp_path / "t", {RUNNER: [("    def flush_cache(self) -> bool:\n",
+                                                "    def groups(self):\n        return sorted(self._weights_send_group)\n\n"
+                                                "    def flush_cache(self) -> bool:\n")]})
+    write_plan(refactor(root, spec(state=("_weights_send_group",))))
+    owner = _owner(root)
+    groups = next(s for s in owner.body if isinstance(s, ast.FunctionDef) and s.name == "groups")
+    assert ast.unparse(groups.body[0]) == "return sorted(self.weight_exporter._weights_send_group)"
+    assert _fields(_component(root))["_weights_send_group"] == "field(default_factory=dict)"
