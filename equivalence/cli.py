@@ -33,6 +33,15 @@ from equivalence.versions.codemod_steps import CodemodFailed, CodemodMissing, In
 from equivalence.versions.revisions import RevisionError, Series
 
 EPILOG = """\
+with --component CLASS.ATTR (a component extraction):
+  Runs sequences of up to 3 calls of the moved methods on both versions through their public path
+  (before: owner.m(...); after: owner.ATTR.m(...), or the delegation), in one world, the owner built
+  by the statements of __init__ that build the component (or set up the state it takes over) and
+  rebinding, between calls, what it rebinds elsewhere (a value captured where a getter was needed
+  shows the old one). Observed: every event, each call's outcome, the owner's state but what moved,
+  and the moved state where each version keeps it. Static check: each moved body against its origin,
+  in the owner's terms. See docs/extract_component.md.
+
 with --method (any extraction):
   Imports the real modules holding CLASS.METHOD in each version (torch real, the rest of the
   package stubbed) and runs the call site on an instance built without __init__, in a world
@@ -105,6 +114,11 @@ def parse_args(argv):
                              "(default: the current folder)")
     parser.add_argument("--method", metavar="CLASS.METHOD",
                         help="check an extraction of this method (MODULE.CLASS.METHOD when several modules define CLASS)")
+    parser.add_argument("--component", metavar="CLASS.ATTR",
+                        help="check a component extraction: CLASS's methods moved into the component it holds as ATTR "
+                             "(MODULE.CLASS.ATTR when several modules define CLASS)")
+    parser.add_argument("--methods", metavar="M1,M2,...",
+                        help="with --component: the methods the sequences call (with --steps: those the codemod moves)")
     parser.add_argument("--steps", type=Path, metavar="PATH", help="run the codemod step by step on PATH and check each pair")
     revisions = parser.add_mutually_exclusive_group()
     revisions.add_argument("--git", metavar="BASE..HEAD", help="check revision BASE against HEAD of the checkout PATH")
@@ -120,6 +134,15 @@ def parse_args(argv):
     codemod.add_argument("--pass-self", metavar="NAME", help="pass the instance whole under this name")
     codemod.add_argument("--move-global", action="append", default=[], metavar="NAME",
                          help="move this module global with the function (repeatable)")
+    codemod.add_argument("--no-wrapper", action="store_true", help="no wrapper: the call sites call the function")
+    codemod.add_argument("--positional", action="store_true",
+                         help="the function's parameters positional-or-keyword")
+    component = parser.add_argument_group("with --steps --component: codemods.extract_component's options "
+                                          "(and --to TARGET.MODULE.COMPONENT, --methods)")
+    component.add_argument("--pass-owner", metavar="NAME", help="the component holds the owner whole as NAME")
+    component.add_argument("--keep-wrappers", action="store_true", help="keep every delegating method")
+    component.add_argument("--field", action="append", default=[], metavar="ATTR=NAME", help="rename a field")
+    component.add_argument("--state", action="append", default=[], metavar="ATTR", help="move ATTR as state")
     parser.add_argument("--fix", action="append", default=[], metavar="NAME",
                         help="kv preset, with --steps: apply the codemod's fix NAME after step 4 (repeatable) and "
                              "require its delta to be exactly its finding's configurations")

@@ -4,7 +4,7 @@ functions count too), and each layer imports only the layers beneath it.
     pysource                         the shared, ast-level source layer: imports none of ours
     codemods.core / syntax / checkout  machinery, LibCST helpers, checkout-wide rewriting:
                                      no refactoring kind, no preset
-    codemods.<kind>                  a refactoring kind: no preset of it, no other kind's command
+    codemods.<kind>                  a refactoring kind: no preset of it, no other kind
     equivalence.engine               the generic engine: no preset, not the command line, nor
                                      where versions come from (versions/) or what is checked (subjects)
 """
@@ -114,6 +114,10 @@ RULES = [
                                "equivalence.versions", "codemods"),
      "the engine does not know its presets, the command line, its subjects, or how versions are made"),
     (("codemods",), ("equivalence",), "the codemods never import the harness"),
+    (("codemods.extract_component",), ("codemods.extract_method", "codemods.extract_kv_dtype"),
+     "a refactoring kind does not import another: what both need lives in core, syntax or checkout"),
+    (("codemods.extract_method",), ("codemods.extract_component",),
+     "a refactoring kind does not import another: what both need lives in core, syntax or checkout"),
 ]
 
 

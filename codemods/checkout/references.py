@@ -18,6 +18,7 @@ anything else that cannot be rewritten exactly, every place at once (`Conflicts`
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,3 +260,25 @@ def _is_str(node: ast.AST) -> bool:
 
 def _formatted(statement: str, style: Style) -> str:
     return cst.Module(body=[format_import(cst.parse_statement(statement + "\n"), style)]).code.rstrip("\n")
+
+
+def referenced_elsewhere(checkout: Checkout, module: str, other: str, names: set[str], style: Style,
+                          skip: set[Path]) -> set[str]:
+    """Which of `names` some other file of the checkout reads through `module` (`from module
+    import NAME`, `module.NAME`, `"module.NAME"`: a reference that moving NAME to `other` would
+    rewrite): the module keeps binding them. A name no file spells next to the module's name
+    (`may_reference`) is not looked for."""
+    tail = module.rpartition(".")[2]
+    return {n for n in names if any(checkout.select(lambda data: may_reference(data, tail, n),
+                                                    mentioning=tail.encode()))
+            and any(plan_references(checkout, Move(module, {n: other}), style, skip))}
+
+
+def may_reference(data: bytes, tail: str, name: str) -> bool:
+    """A cheap test, true whenever a file may read `name` through module `...tail`: importing it
+    from there (`from ...tail import (..., name`), as an attribute or in a dotted string
+    (`tail.name`), or binding the module under another name (`... tail as x`)."""
+    t, n = re.escape(tail.encode()), re.escape(name.encode())
+    return n in data and t in data and bool(
+        re.search(rb"from\s+[\w.]*\b" + t + rb"\s+import\s*\(?[\w\s,]*\b" + n + rb"\b", data)
+        or re.search(rb"\b" + t + rb"\s*\.\s*" + n + rb"\b", data) or re.search(rb"\b" + t + rb"\s+as\s+\w", data))

@@ -25,7 +25,9 @@ steps (the way sglang PR #31147 extracted ModelRunner.configure_kv_cache_dtype):
   3  put back a wrapper method with the original signature that calls module.FUNCTION(...),
      applies the results and returns what it returns; the call sites get back their text
      (in a run starting at step 3, they pass the method's own arguments by keyword, and the
-     wrapper goes right after the method holding the first call site)
+     wrapper goes right after the method holding the first call site); with --no-wrapper no
+     method goes back: the call sites keep calling module.FUNCTION(...); with --positional the
+     function's parameters become positional-or-keyword and its calls pass them by position
   4  narrow the parameters named by --narrow; drop from the class's module the imports and
      copied private globals (e.g. _use_aiter) only the moved code used. A step 4 with
      nothing to do says so (with --commit: an empty commit whose subject says so; run
@@ -122,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pass-self", metavar="NAME", help="the function takes the instance whole as NAME")
     p.add_argument("--move-global", action="append", default=[], metavar="NAME",
                    help="also move this module global of the class's module (repeatable)")
+    p.add_argument("--no-wrapper", action="store_true",
+                   help="step 3 puts no wrapper back: the method is gone, its call sites call the function")
+    p.add_argument("--positional", action="store_true",
+                   help="step 3 makes the function's parameters positional-or-keyword (call sites pass them by "
+                        "position), as upstream's ServerArgs hooks of 0.5.19")
     p.add_argument("--source", metavar="FILE",
                    help="the file defining CLASS, relative to the folder holding the package "
                         "(default: the one file that does)")
@@ -141,7 +148,8 @@ def _run(args) -> int:
     (module, cls, method) = args.method
     spec = MethodSpec(class_name=cls, method_name=method, target_module=args.target, function_name=args.name,
                       renames=dict(args.rename), narrows=tuple(args.narrow), pass_self=args.pass_self,
-                      moved_globals=tuple(args.move_global), source_file=args.source, class_module=module)
+                      moved_globals=tuple(args.move_global), source_file=args.source, class_module=module,
+                      no_wrapper=args.no_wrapper, positional=args.positional)
     ctx = context_for(args.path, spec, format=not args.no_format)
     prepare(args, ctx.root)  # an interrupted run is finished before anything is read
     with ctx:

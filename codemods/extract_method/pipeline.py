@@ -59,6 +59,8 @@ def run(ctx: Context, recipe: Recipe, steps: range,
             raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do", source)
         raise BadInput(f"{name} not found, nor {recipe.callee} in {recipe.target_file}"
                        f"{_did_you_mean(module, source, recipe)}", source)
+    if recipe.no_wrapper and not recipe.positional and status.done in (3, LAST) and steps.start == 3:
+        status = Status(2, status.line)  # step 3 without a wrapper changes nothing: a tree after step 2 is one after 3
     if status.done == LAST and steps == range(LAST, LAST + 1) and recipe.infer and not recipe.narrows and status.line:
         status = Status(LAST - 1, status.line)  # the last step with nothing to do: it runs and says so
     if status.done == LAST:

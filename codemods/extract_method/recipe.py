@@ -88,6 +88,8 @@ class Recipe:
     future_annotations: bool = True
     tidy_globals: bool = True  # step 4 also drops private module globals only the moved code used
     subjects: dict[int, str] = field(default_factory=dict)  # commit subjects; default: `subject()`, step 4's
+    no_wrapper: bool = False  # --no-wrapper: step 3 leaves the call sites calling the function, no method
+    positional: bool = False  # --positional: step 3 makes the function's parameters positional-or-keyword
 
     @property
     def infer(self) -> bool:
@@ -133,8 +135,13 @@ class Recipe:
         if step in self.subjects:
             return self.subjects[step]
         as_name = f" as {self.function}" if self.function != self.method_name else ""
+        third = f"Restore a {self.qualified} wrapper"
+        if self.no_wrapper:
+            third = f"Call {self.callee} where {self.qualified} was called"
+        if self.positional:
+            third += f"{', with' if self.no_wrapper else ' and give'} {self.function} positional-or-keyword parameters"
         return {
             1: f"Make {self.qualified} a keyword-only static method",
             2: f"Move {self.method_name} into {self.target_file}{as_name}",
-            3: f"Restore a {self.qualified} wrapper",
+            3: third,
         }[step]

@@ -34,6 +34,8 @@ class MethodSpec:
     moved_globals: Sequence[str] = ()  # --move-global NAME
     source_file: Optional[str] = None  # --source FILE (relative to the folder holding the package)
     class_module: Optional[str] = None  # MODULE of MODULE.CLASS.METHOD: the module defining the class
+    no_wrapper: bool = False  # --no-wrapper: no method left, the callers call the function
+    positional: bool = False  # --positional: the function's parameters positional-or-keyword
 
 
 def parse_narrow(text: str) -> Narrow:
@@ -61,6 +63,8 @@ def _check(spec: MethodSpec) -> None:
         raise BadInput("--pass-self: name the instance other than `self` (e.g. model_runner)")
     if spec.pass_self and spec.renames:
         raise BadInput("--rename names inferred parameters; with --pass-self there are none")
+    if spec.positional and spec.narrows:
+        raise BadInput("--positional and --narrow: narrow the keyword-only parameters first, in a run of their own")
 
 
 def find_class(checkout: Checkout, class_name: str) -> str:
@@ -130,4 +134,4 @@ def recipe_for(ctx: Context, spec: MethodSpec) -> Recipe:
         target_module=spec.target_module, function_name=spec.function_name or "",
         renames=tuple(spec.renames.items()), pass_self=spec.pass_self,
         narrows=tuple(parse_narrow(n) if isinstance(n, str) else n for n in spec.narrows),
-        moved_globals=tuple(spec.moved_globals))
+        moved_globals=tuple(spec.moved_globals), no_wrapper=spec.no_wrapper, positional=spec.positional)

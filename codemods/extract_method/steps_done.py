@@ -23,7 +23,7 @@ import libcst as cst
 from codemods.core.errors import BadInput, Refusal
 from codemods.core.formatting import Style
 from codemods.extract_method.recipe import Recipe
-from codemods.extract_method.steps.tidy import tidy_source
+from codemods.syntax.tidy import tidy_source
 from codemods.syntax.nodes import class_members, def_line, parse_text, top_class
 from pysource import parsing
 from pysource.extraction import Extraction, LocateError, locate
@@ -57,6 +57,9 @@ def detect(root: Path, module: cst.Module, text: str, path: Path, target_text: O
         _calling_what_is_not_there(text, path, target_text, recipe)
         if shape == "moved" and ours:
             at = next((s.line for s in ext.call_sites if s.calls == "function"), line)
+            if recipe.no_wrapper and not (recipe.positional and _takes_keywords(target_text, recipe)):
+                # step 3 leaves no wrapper: done when the function is as step 3 makes it
+                return Status(3 if _step_4_pending(module, target_text, recipe) else 4, at)
             return Status(4 if recipe.narrows and not _takes(target_text, recipe) else 2, at)
         return Status(4 if defines else NOT_FOUND, line)
     if shape == "static":
@@ -106,6 +109,20 @@ def _step_4_pending(module: cst.Module, target_text: str, recipe: Recipe) -> boo
     except cst.ParserSyntaxError:
         return False
     return bool(tidy_source(module, target, recipe.function, Style(enabled=False), globals_=recipe.tidy_globals)[1])
+
+
+def _takes_keywords(target_text: str, recipe: Recipe) -> bool:
+    """Whether the moved function still takes keyword-only parameters `--positional` would make
+    positional-or-keyword (the first one has a default, or every one before it has none)."""
+    try:
+        module = parse_text(target_text)
+    except cst.ParserSyntaxError:
+        return False
+    for s in module.body:
+        if isinstance(s, cst.FunctionDef) and s.name.value == recipe.function and s.params.kwonly_params:
+            first = s.params.kwonly_params[0]
+            return first.default is not None or not any(q.default is not None for q in s.params.params)
+    return False
 
 
 def _takes(target_text: str, recipe: Recipe) -> bool:

@@ -1,5 +1,6 @@
 """The subject the command line checks, chosen here and nowhere else: a method given with
-`--method` (subjects/method.py), else PR #31147's preset (presets/kv_dtype/preset.py)."""
+`--method` (subjects/method.py), a component given with `--component` (subjects/component.py), else
+PR #31147's preset (presets/kv_dtype/preset.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from equivalence.subject import Subject
 
 def choose(args) -> Subject:
     from equivalence.presets.kv_dtype.preset import KvPreset
+    from equivalence.subjects.component import ComponentSubject
     from equivalence.subjects.method import MethodSubject
 
+    if getattr(args, "component", None):
+        return ComponentSubject(args)
     return MethodSubject(args) if args.method else KvPreset(args)

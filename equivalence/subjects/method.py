@@ -10,7 +10,7 @@ from equivalence.subject import Subject
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing
 
 CODEMOD_OPTIONS = (("--to", "to"), ("--rename", "rename"), ("--narrow", "narrow"), ("--pass-self", "pass_self"),
-                   ("--move-global", "move_global"))
+                   ("--move-global", "move_global"), ("--no-wrapper", "no_wrapper"), ("--positional", "positional"))
 
 
 def codemod_options_given(args) -> list[str]:
@@ -60,7 +60,8 @@ class MethodSubject(Subject):
         a = self.args
         spec = MethodSpec(self.class_name, self.method_name, a.to, function_name=a.name,
                           renames=dict(r.split("=", 1) for r in a.rename), narrows=tuple(a.narrow),
-                          pass_self=a.pass_self, moved_globals=tuple(a.move_global), class_module=self.module)
+                          pass_self=a.pass_self, moved_globals=tuple(a.move_global), class_module=self.module,
+                          no_wrapper=a.no_wrapper, positional=a.positional)
         return Codemod(lambda tree, steps: refactor(tree, spec, steps=steps), STEPS.all)
 
     def check(self, trees, pairs, mutants, intended) -> dict:

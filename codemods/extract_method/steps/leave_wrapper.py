@@ -47,6 +47,7 @@ from codemods.extract_method.signature import kwarg
 from codemods.extract_method.steps.wrapper_from_tree import static_from_tree
 from codemods.core.steps import Step
 from codemods.extract_method.run import ExtractionRun
+from codemods.extract_method.steps.positional import make_positional, pass_positionally
 
 
 def _member_name(s: cst.CSTNode) -> Optional[str]:
@@ -161,12 +162,24 @@ class LeaveWrapper(Step["ExtractionRun"]):
     number = 3
 
     def apply(self, run: "ExtractionRun") -> str:
-        run.module, where = leave_wrapper(run.module, run.text, run.source, run.recipe, run.ctx.style,
-                                               run.current[run.target], run.hole, run.static,
-                                               run.members if run.static is not None else None)
-        run.wrapper_placed = where
-        return run.recipe.subject(3)
+        recipe = run.recipe
+        if not recipe.no_wrapper:
+            run.module, where = leave_wrapper(run.module, run.text, run.source, recipe, run.ctx.style,
+                                              run.current[run.target], run.hole, run.static,
+                                              run.members if run.static is not None else None)
+            run.wrapper_placed = where
+        if recipe.positional:
+            target, names = make_positional(run.current[run.target], run.target, recipe.function, run.ctx.style)
+            run.changed[run.target] = target
+            run.current[run.target] = target
+            _, cls = top_class(run.module, recipe.class_name, run.source)
+            new = pass_positionally(cls, recipe.callee, names, run.ctx.style, run.source,
+                                    def_line(run.text, recipe.class_name, recipe.method_name))
+            run.module = run.module.with_changes(body=[new if s is cls else s for s in run.module.body])
+        return recipe.subject(3)
 
     def report(self, run: "ExtractionRun") -> list[str]:
+        if run.recipe.no_wrapper:
+            return [f"step 3: no wrapper: {run.recipe.qualified} is gone, its call sites call {run.recipe.callee}"]
         at = def_line(run.text, run.recipe.class_name, run.recipe.method_name)
         return [f"step 3: wrapper {run.recipe.qualified} placed {run.wrapper_placed} (line {at})"]

@@ -23,19 +23,19 @@ from codemods.extract_method.call_sites import find_sites, holders, require_call
 from codemods.syntax.nodes import binding_line, class_members, def_line, parse, plain_names, top_class
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_module
-from codemods.extract_method.analysis.annotations import annotation_only, is_lazy
-from codemods.extract_method.analysis.travelling_code import Annotations, travelling_code
+from codemods.syntax.annotations import annotation_only, is_lazy
+from codemods.syntax.travelling_code import Annotations, travelling_code
 from codemods.syntax.import_placement import add_import, from_import
 from codemods.syntax.import_statements import absolute_module, bound_name, index_bindings, module_name
 from codemods.extract_method.recipe import Recipe
-from codemods.extract_method.steps.target_module import merge_into
+from codemods.syntax.target_module import merge_into
 from codemods.syntax.type_checking import add_type_checking_imports
 from codemods.core.steps import Step
 from codemods.core.errors import BadInput
 from codemods.extract_method.move_conflicts import refuse_new_cycle
 from codemods.extract_method.run import ExtractionRun
 from codemods.checkout.references import Move, update_references
-from codemods.extract_method.steps.tidy import candidates
+from codemods.syntax.tidy import candidates
 from pysource.checkout import Checkout
 
 Hole = tuple[int, list[cst.EmptyLine]]

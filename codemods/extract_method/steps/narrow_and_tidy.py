@@ -3,12 +3,9 @@ drops what only the moved code used (`tidy`); a step with nothing to do says so.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
-from pathlib import Path
 
-from codemods.checkout.references import Move, plan_references
-from codemods.core.formatting import Style
+from codemods.checkout.references import referenced_elsewhere as _referenced_elsewhere
 from codemods.core.steps import Step
 from codemods.extract_method.run import ExtractionRun
 from codemods.extract_method.steps.narrow_param import (
@@ -17,9 +14,8 @@ from codemods.extract_method.steps.narrow_param import (
     narrow_caller,
     narrow_function,
 )
-from codemods.extract_method.steps.tidy import tidy_source
+from codemods.syntax.tidy import tidy_source
 from codemods.syntax.nodes import parse
-from pysource.checkout import Checkout
 
 
 class NarrowAndTidy(Step["ExtractionRun"]):
@@ -56,25 +52,3 @@ class NarrowAndTidy(Step["ExtractionRun"]):
             return "; ".join(narrowed)
         return (f"Extract {recipe.qualified}, step 4: nothing to narrow or tidy ({source.name} holds "
                 f"nothing only {recipe.function} used)")
-
-
-def _referenced_elsewhere(checkout: Checkout, module: str, other: str, names: set[str], style: Style,
-                          skip: set[Path]) -> set[str]:
-    """Which of `names` some other file of the checkout reads through `module` (`from module
-    import NAME`, `module.NAME`, `"module.NAME"`: a reference that moving NAME to `other` would
-    rewrite): the module keeps binding them. A name no file spells next to the module's name
-    (`may_reference`) is not looked for."""
-    tail = module.rpartition(".")[2]
-    return {n for n in names if any(checkout.select(lambda data: may_reference(data, tail, n),
-                                                    mentioning=tail.encode()))
-            and any(plan_references(checkout, Move(module, {n: other}), style, skip))}
-
-
-def may_reference(data: bytes, tail: str, name: str) -> bool:
-    """A cheap test, true whenever a file may read `name` through module `...tail`: importing it
-    from there (`from ...tail import (..., name`), as an attribute or in a dotted string
-    (`tail.name`), or binding the module under another name (`... tail as x`)."""
-    t, n = re.escape(tail.encode()), re.escape(name.encode())
-    return n in data and t in data and bool(
-        re.search(rb"from\s+[\w.]*\b" + t + rb"\s+import\s*\(?[\w\s,]*\b" + n + rb"\b", data)
-        or re.search(rb"\b" + t + rb"\s*\.\s*" + n + rb"\b", data) or re.search(rb"\b" + t + rb"\s+as\s+\w", data))

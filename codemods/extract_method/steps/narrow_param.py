@@ -18,11 +18,11 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from codemods.syntax.nodes import LineMap, class_members, def_line, dotted, plain_names, top_class
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_statement
-from codemods.extract_method.analysis.travelling_code import free_names
+from codemods.syntax.travelling_code import free_names
 from codemods.syntax.fstring_debug import mentions_name, spell_out_debug_fields
 from codemods.extract_method.recipe import Narrow, Recipe
 from codemods.extract_method.signature import kwarg
-from codemods.extract_method.steps.tidy import uses
+from codemods.syntax.tidy import uses
 from codemods.syntax.type_checking import drop_imports
 from codemods.syntax.nodes import parse_text
 

@@ -10,7 +10,8 @@ Each key has a domain, its options in the order found (the first is the default)
 - OPAQUE: a stand-in (standins.py) answering every attribute, call and item by child keys;
 - ABSENT: the attribute (or variable) does not exist;
 - ("value", v): a plain value (None, a bool, an int, a string, a torch dtype, ...);
-- ("seq", n): a list of n elements, each the child key `KEY[i]`.
+- ("seq", n): a list of n elements, each the child key `KEY[i]`;
+- ("same", OTHER): the very object key OTHER stands for (offered once the code compares the two).
 Domains grow from demands: a stand-in used where only a kind of value works (compared with a
 literal, looked up in a table, tested for truth, ordered, indexed, measured with len, split as
 a string) records which options the key needs, and the next configurations offer them. A configuration is a

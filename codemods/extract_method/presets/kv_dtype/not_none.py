@@ -14,7 +14,7 @@ from typing import Iterable
 import libcst as cst
 import libcst.matchers as m
 
-from codemods.extract_method.analysis.rebinding import changes
+from codemods.syntax.rebinding import changes
 
 STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 

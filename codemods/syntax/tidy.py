@@ -1,4 +1,4 @@
-"""Step 4's tidy: the source module loses what only the moved code used.
+"""The tidy after a move (extract_method's step 4): the source module loses what only the moved code used.
 
 Candidates are the names the moved function reads in the target module, and transitively
 those its module globals there read (`_use_aiter` -> `get_bool_env_var`, `_is_hip`). A
@@ -24,15 +24,16 @@ import libcst as cst
 from pysource.parsing import parse as python_ast
 from codemods.syntax.nodes import dotted
 from codemods.core.formatting import Style, format_import
-from codemods.extract_method.analysis.travelling_code import free_names
+from codemods.syntax.travelling_code import free_names
 from codemods.syntax.import_statements import bound_name, drop_aliases, index_bindings, is_import_line
 from pysource import parsing
 
 
 @lru_cache(maxsize=8)  # asked by step 2's checkout update and step 4's tidy about the same module
 def candidates(target: cst.Module, function: str) -> frozenset[str]:
-    """Names the function reads from its module, with what the target's own globals among them read."""
-    funcs = [s for s in target.body if isinstance(s, cst.FunctionDef) and s.name.value == function]
+    """Names the function (or class) reads from its module, with what the target's own globals
+    among them read."""
+    funcs = [s for s in target.body if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == function]
     if len(funcs) != 1:
         return frozenset()
     bindings = index_bindings(target)

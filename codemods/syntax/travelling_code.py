@@ -13,7 +13,7 @@ from pysource import names, parsing
 from codemods.core.errors import Refusal
 from codemods.syntax.import_placement import from_import
 from codemods.syntax.import_statements import Binding, imported_module, index_bindings, restricted_import
-from codemods.extract_method.analysis.rebinding import changes
+from codemods.syntax.rebinding import changes
 from codemods.syntax.type_checking import type_checking_imports
 
 def free_names(stmts: Sequence[cst.BaseStatement]) -> set[str]:

@@ -20,7 +20,7 @@ import libcst as cst
 from codemods.syntax.nodes import binding_line, parse
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_statement
-from codemods.extract_method.analysis.travelling_code import free_names
+from codemods.syntax.travelling_code import free_names
 from codemods.syntax.import_placement import add_import
 from codemods.syntax.import_statements import Binding, absolute_module, bound_name, index_bindings, is_import_line
 from codemods.syntax.import_statements import module_name as module_name_of

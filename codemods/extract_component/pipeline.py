@@ -1,0 +1,235 @@
+"""Run a range of the component extraction's steps over a tree, in memory: read how far the tree
+is, infer (or read back) the design, then each of `STEPS` in turn; the result is a `Plan` that
+`core.writer.write_files` puts on disk all-or-nothing.
+
+How far a tree is (`progress`):
+0  the owner has the methods, and no builder `init_ATTR`;
+1  the owner builds the component (`init_ATTR`), whose class holds none of the methods yet;
+2  the component holds them, the owner delegates to it;
+3  done: the owner holds none of them (but delegations something hands around as a value, or
+   every one with `--keep-wrappers`, its callers going through the component).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from pathlib import Path
+from typing import Optional
+
+from codemods.core.context import Context
+from codemods.checkout.callers import method_uses
+from codemods.core.errors import AlreadyApplied, BadInput, Conflicts, Location, NoSuchMethod, Refusal
+from codemods.core.plan import Plan, StepResult
+from codemods.core.render import Renderer
+from codemods.core.steps import Steps
+from codemods.extract_component import analysis, build
+from codemods.extract_component.run import ComponentRun
+from codemods.extract_component.spec import ComponentSpec, source_file
+from codemods.extract_component.steps.callers import RewriteCallers
+from codemods.extract_component.steps.introduce import Introduce
+from codemods.extract_component.steps.move import Move
+from codemods.syntax.nodes import parse
+from pysource import parsing
+from pysource.classes import classes
+from pysource.modules import module_files
+from pysource.receivers import Program
+
+STEPS = Steps([Introduce(), Move(), RewriteCallers()])
+LAST = len(STEPS)
+
+
+def locate(ctx: Context, spec: ComponentSpec) -> tuple[Path, Path, str]:
+    """(the owner's module file, the component's module file, the owner's dotted module)."""
+    rel = source_file(ctx, spec)
+    target_rel = module_files(spec.target_module)[0]
+    if (ctx.root / module_files(spec.target_module)[1]).is_file():
+        target_rel = module_files(spec.target_module)[1]
+    module = rel[:-3].replace("/", ".").removesuffix(".__init__")
+    if module == spec.target_module:
+        raise BadInput(f"TARGET.MODULE {spec.target_module} is the module {spec.class_name} is in")
+    return ctx.root / rel, ctx.root / target_rel, module
+
+
+def progress(owner: ast.ClassDef, target_tree: Optional[ast.Module], spec: ComponentSpec) -> int:
+    """How many steps the tree has (see the module docstring); -1: neither the methods nor the component."""
+    defs = {s.name: s for s in owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    component = None
+    if target_tree is not None:
+        component = next((s for s in target_tree.body if isinstance(s, ast.ClassDef) and s.name == spec.component), None)
+    builder = defs.get(f"init_{spec.attr}")
+    if component is None or builder is None:
+        return 0 if all(m in defs for m in spec.methods) else -1
+    moved = {s.name for s in component.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not all(m in moved for m in spec.methods):
+        return 1
+    left = [m for m in spec.methods if m in defs]
+    if not left:
+        return 3
+    if len(left) < len(spec.methods) or spec.keep_wrappers:
+        return 3 if spec.keep_wrappers or not _called(owner, left) else 2
+    return 3 if not _called(owner, left) and _values(owner, left) == set(left) else 2
+
+
+def _called(owner: ast.ClassDef, names: list[str]) -> bool:
+    """Whether the owner's other methods still call one of `names` through self (not through the component)."""
+    for s in owner.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name not in names:
+            for n in ast.walk(s):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names \
+                        and isinstance(n.func.value, ast.Name) and n.func.value.id == "self":
+                    return True
+    return False
+
+
+def _values(owner: ast.ClassDef, names: list[str]) -> set[str]:
+    """Those of `names` the owner's methods hand around as a value (`self.m` not called)."""
+    called = {id(n.func) for n in ast.walk(owner) if isinstance(n, ast.Call)}
+    return {n.attr for n in ast.walk(owner) if isinstance(n, ast.Attribute) and n.attr in names
+            and isinstance(n.value, ast.Name) and n.value.id == "self" and id(n) not in called}
+
+
+def _request(spec: ComponentSpec) -> analysis.Request:
+    return analysis.Request(spec.class_name, spec.component, spec.target_module, tuple(spec.methods), spec.attr,
+                            spec.pass_owner, dict(spec.fields), tuple(spec.state), spec.keep_wrappers)
+
+
+def steps_done(ctx: Context, spec: ComponentSpec) -> int:
+    source, target, _ = locate(ctx, spec)
+    owner = _owner_class(ctx, source, spec)
+    return progress(owner, _target_tree(ctx, target), spec)
+
+
+def _owner_class(ctx: Context, source: Path, spec: ComponentSpec) -> ast.ClassDef:
+    text = ctx.read(source)
+    try:
+        tree = parsing.parse(text, str(source))
+    except SyntaxError as e:
+        raise BadInput(f"syntax error: {e.msg}", source, e.lineno) from None
+    found = [s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == spec.class_name]
+    if not found:
+        raise BadInput(f"no top-level class {spec.class_name}", source)
+    if len(found) > 1:
+        raise BadInput(f"class {spec.class_name} is defined {len(found)} times at module level", source,
+                       found[1].lineno)
+    return found[0]
+
+
+def _target_tree(ctx: Context, target: Path) -> Optional[ast.Module]:
+    if not target.exists():
+        return None
+    try:
+        return parsing.parse(ctx.read(target), str(target))
+    except SyntaxError as e:
+        raise BadInput(f"syntax error: {e.msg}", target, e.lineno) from None
+
+
+def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
+    source, target, source_module = locate(ctx, spec)
+    text = ctx.read(source)
+    owner_cls = _owner_class(ctx, source, spec)
+    target_tree = _target_tree(ctx, target)
+    done = progress(owner_cls, target_tree, spec)
+    if done < 0:
+        names = [s.name for s in owner_cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        missing = [m for m in spec.methods if m not in names]
+        if len(missing) < len(spec.methods):  # some are there: a typo, not a release that predates them
+            close = {m: difflib.get_close_matches(m, names, n=2) for m in missing}
+            hint = "; ".join(f"{m}: did you mean {' or '.join(c)}?" for m, c in close.items() if c)
+            raise BadInput(f"{spec.class_name} has no method {', '.join(missing)}" + (f" ({hint})" if hint else ""),
+                           source, owner_cls.lineno)
+        for base, _ in classes(text, spec.class_name, ctx.root, source_module)[1:]:
+            there = [m for m in spec.methods if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                                    and s.name == m for s in base.body)]
+            if there:
+                raise Refusal(f"{spec.class_name} inherits {', '.join(there)} from {base.name}, which defines them: "
+                              f"the owner must define the methods it hands to its component (move them into "
+                              f"{spec.class_name} first, or extract them from {base.name}, which then needs an "
+                              f"__init__ to build the component in)", source, owner_cls.lineno)
+        raise NoSuchMethod(f"{spec.class_name} has no method {', '.join(missing)} and {spec.target} does not hold "
+                           f"the component: nothing to do", source, owner_cls.lineno)
+    if done == LAST:
+        raise AlreadyApplied(f"already applied: {module_files(spec.target_module)[0]} holds {spec.component} with "
+                             f"{', '.join(spec.methods)}", source)
+    if steps is None:
+        steps = STEPS.after(done)
+    STEPS.check(steps)
+    if steps.start != done + 1:
+        what = f"steps 1-{done} are" if done > 1 else "step 1 is" if done else "no step is"
+        raise BadInput(f"{what} already applied here; run --steps {done + 1}-{max(steps.stop - 1, done + 1)} "
+                       f"instead of --steps {steps.start}-{steps.stop - 1}", source, owner_cls.lineno)
+    plan = Plan(root=ctx.root, shape="", originals={source: text, target: ctx.read(target) if target.exists() else None})
+    plan.messages.append(f"found {source} ({spec.class_name} at line {owner_cls.lineno}) in {ctx.found.how}")
+    module = parse(source, text)
+    program = Program(ctx.checkout)
+    state = ComponentRun(ctx, spec, plan, done, source, target, source_module, module, text,
+                         Renderer(module, text).render, program,
+                         current={source: text, target: plan.originals[target]})
+    state.owner = analysis.Owner(source, text, parsing.parse(text, str(source)), spec.class_name, source_module,
+                                 ctx.root)
+    problems: list = []
+    try:
+        if done == 0:
+            state.inferred = analysis.infer(state.owner, _request(spec), program)
+            state.design = state.inferred.design
+            state.notes += [f"  {n}" for n in state.inferred.notes]
+        else:
+            state.design = design_from_tree(state, target_tree)
+    except Conflicts as e:
+        problems += e.locations
+    except Refusal as e:
+        problems.append(Location(e.path or source, e.line or 0, e.why))
+    state.uses = method_uses(program, f"{source_module}.{spec.class_name}", list(spec.methods),
+                             skip_classes={f"{spec.target_module}.{spec.component}"})
+    problems += state.uses.conflicts
+    problems += [Location(p.path, p.node.lineno, f"patches {p.node.value!r}, a subclass's {p.method}: after the move "
+                                                 f"that would patch {spec.component}.{p.method} for every owner")
+                 for p in state.uses.patches if p.owner != f"{source_module}.{spec.class_name}"]
+    if spec.keep_wrappers:
+        state.notes += [f"  left as it is, through the kept delegation: {a}" for a in state.uses.ambiguous]
+    else:
+        problems += state.uses.ambiguous
+    places: dict = {}
+    for p in problems:  # one line per place (overrides are found by both analyses)
+        places.setdefault((p.path, p.line), p)
+    problems = list(places.values())
+    if problems:
+        raise Conflicts(problems, note=(
+            f"Step 3 rewrites every caller of {', '.join(spec.methods)} to go through {spec.attr} and drops the "
+            f"delegations: a use it cannot tell is an owner's (another class has a method of the same name and the "
+            f"code does not say what the receiver is) would break; so would one that reaches a method by name or "
+            f"through the class, or overrides it. Update those places first (annotate the receiver, or rename the "
+            f"other class's method; --keep-wrappers leaves the ambiguous ones going through the delegation), then "
+            f"run again.") if state.uses.ambiguous or state.uses.conflicts else "")
+    plan.shape = "partially extracted (steps 1-%d applied)" % done if done else "component of %d method(s)" % len(
+        state.design.methods)
+    plan.messages.append(f"recognised shape: {plan.shape}")
+    for number in steps:
+        step = STEPS[number]
+        state.changed = {}
+        subject = step.apply(state)
+        state.text = state.render(state.module)
+        changed = {**state.changed, source: state.text}
+        state.current.update(changed)
+        plan.steps.append(StepResult(number, subject, changed))
+        plan.messages.append(f"step {number}: {subject}")
+        plan.messages += step.report(state)
+        plan.messages += state.notes
+        state.notes = []
+    plan.changes = {p: t for p, t in state.current.items() if t is not None and t != plan.originals.get(p)}
+    return plan
+
+
+def design_from_tree(state: ComponentRun, target_tree: ast.Module):
+    spec = state.spec
+    owner = state.owner
+    cls = next(s for s in target_tree.body if isinstance(s, ast.ClassDef) and s.name == spec.component)
+    builder = owner.method(f"init_{spec.attr}")
+    design = build.from_tree(cls, builder, spec.class_name, spec.target_module, spec.attr)
+    if state.done == 1:  # the methods are still the owner's: those asked for, and their helpers
+        design.methods = list(spec.methods)
+        design.helpers = analysis._helpers(owner, list(spec.methods), state.program)
+        design.methods += design.helpers
+    else:  # the component's methods: those asked for, and the helpers that came along
+        design.helpers = [m for m in design.methods if m not in spec.methods]
+    return design

@@ -1,0 +1,116 @@
+"""Step 3: every caller, anywhere in the checkout, goes through the component, and the owner's
+delegations go.
+
+A caller is a use of a moved method whose receiver is an owner, as the code says
+(`checkout.callers`): `self.model_runner.send_weights(...)` ->
+`self.model_runner.weight_exporter.send_weights(...)`, the owner's own `self.m(...)` ->
+`self.ATTR.m(...)`; the statement is formatted again (black) and nothing else of the file
+changes. A patch target `"OWNER_MODULE.OWNER.m"` becomes `"TARGET_MODULE.COMPONENT.m"`. A
+delegation stays where the owner hands the method around as a value (`self.m` not called: a
+dispatch table binds it) and with `--keep-wrappers`; the others go. Whatever cannot be told to be
+an owner's (a receiver the code does not type, another class's method of the same name being
+possible), reached by name, reached through the class, or overridden, is refused, every place
+at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+
+from codemods.checkout.callers import method_uses
+from codemods.core.errors import Conflicts, Location
+from codemods.core.steps import Step
+from codemods.extract_component.run import ComponentRun
+from codemods.syntax.nodes import parse, top_class
+from codemods.syntax.restyle import restyle
+from codemods.syntax.source_edits import SourceEdits
+from pysource.checkout import Checkout
+from pysource.receivers import Program
+
+
+def current_program(run: ComponentRun) -> Program:
+    """A program over the checkout as the steps so far left it (the owner's and the component's
+    modules as they are in memory)."""
+    base = run.ctx.checkout
+    overrides = {}
+    for path, text in run.current.items():
+        if text is not None:
+            overrides[base.relative(path, base.package_root)] = text
+    checkout = Checkout(base.root, base.package_root, base.package, overrides=overrides)
+    checkout._paths, checkout._data, checkout._found = base._paths, base._data, base._found
+    checkout._modules = base._modules
+    return Program(checkout)
+
+
+class RewriteCallers(Step[ComponentRun]):
+    number = 3
+
+    def apply(self, run: ComponentRun) -> str:
+        design, style, spec = run.design, run.ctx.style, run.spec
+        public = list(spec.methods)
+        moving = set(design.methods)
+        uses = run.uses  # read off the tree as the run began: the other files are still so
+        callers = [u for u in uses.callers if u.path != run.source]
+        patches = [p for p in uses.patches if p.owner == f"{run.source_module}.{design.owner}"]
+        values = {u.method for u in uses.values}
+        if run.done < 2:  # the owner's own calls: in its text as steps 1-2 left it
+            run.current[run.source] = run.render(run.module)
+            here = method_uses(current_program(run), f"{run.source_module}.{design.owner}", public,
+                               skip_in_class=moving, skip_classes={f"{design.target_module}.{design.component}"},
+                               only={run.source})
+            callers += here.callers
+            values = {u.method for u in here.values} | {u.method for u in uses.values if u.path != run.source}
+        else:
+            callers += [u for u in uses.callers if u.path == run.source and u.in_class not in moving]
+        edits: dict[Path, SourceEdits] = {}
+        touched: dict[Path, set[int]] = {}
+
+        def text_of(path: Path) -> str:
+            return run.current[path] if path in run.current else run.ctx.checkout.text(path)
+
+        for use in callers:
+            e = edits.setdefault(use.path, SourceEdits(text_of(use.path)))
+            end = e.offset(use.node.value.end_lineno, use.node.value.end_col_offset)
+            e.replace(end, end, f".{design.attr}")
+            touched.setdefault(use.path, set()).add(use.node.lineno)
+        new_path = f"{design.target_module}.{design.component}"
+        for p in patches:
+            e = edits.setdefault(p.path, SourceEdits(text_of(p.path)))
+            spelled = e.segment(p.node)
+            old = f"{run.source_module}.{design.owner}.{p.method}"
+            if spelled.count(old) != 1:
+                raise Conflicts([Location(p.path, p.node.lineno, f"names {old!r} in a string spelled in a way this "
+                                                                 f"tool does not rewrite: write {new_path}.{p.method} "
+                                                                 f"there")])
+            e.replace_node(p.node, spelled.replace(old, f"{new_path}.{p.method}"))
+        for path, e in edits.items():
+            new = restyle(e.result(), touched.get(path, set()), style)
+            if path == run.source:
+                run.module = parse(path, new)
+            else:
+                run.adds(path, new, run.plan.originals[path] if path in run.plan.originals else text_of(path))
+        kept = set(public) if spec.keep_wrappers else values & set(public)
+        _, cls = top_class(run.module, design.owner, run.source)
+        body = [s for s in cls.body.body if not (isinstance(s, cst.FunctionDef) and s.name.value in public
+                                                 and s.name.value not in kept)]
+        removed = len(cls.body.body) - len(body)
+        if removed:
+            new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
+            run.module = run.module.with_changes(body=[new_cls if s is cls else s for s in run.module.body])
+        run.notes += [f"  {n}" for n in uses.notes]
+        files = len({u.path for u in callers} | {p.path for p in patches})
+        run.caller_count = (len(callers), files, removed, sorted(kept))
+        kept_note = f"; {', '.join(sorted(kept))} kept (handed around as a value)" if kept and not spec.keep_wrappers \
+            else ""
+        return f"Call {design.owner}'s {_listed(public)} through {design.attr}{kept_note}"
+
+    def report(self, run: ComponentRun) -> list[str]:
+        calls, files, removed, kept = getattr(run, "caller_count", (0, 0, 0, []))
+        return [f"  {calls} call(s) in {files} file(s) now go through {run.design.attr}; {removed} delegation(s) "
+                f"dropped" + (f", kept: {', '.join(kept)}" if kept else "")]
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{len(names)} methods"

@@ -1,0 +1,127 @@
+"""Step 1: introduce the component: its class (fields, getters, callbacks, moved state), and the
+owner building it.
+
+The target module gets the class (a new module starts with `from __future__ import annotations`,
+the names only the fields' annotations use imported under `if TYPE_CHECKING:`). The owner's
+`__init__` loses the moved state's initialisation and calls `self.init_ATTR()` at the building
+point (`analysis.infer`); `init_ATTR` follows `__init__`; the owner's code reaching the moved
+state (the moved methods, still on the owner, and with `--state` the staying readers) reaches it
+through the component: `self._weights_send_group` -> `self.weight_exporter._weights_send_group`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.core.errors import Refusal
+from codemods.core.formatting import format_statement
+from codemods.core.steps import Step
+from codemods.extract_component import build
+from codemods.extract_component.run import ComponentRun
+from codemods.extract_component.target import add_class, check_cycles
+from codemods.syntax.import_placement import add_import, from_import
+from codemods.syntax.nodes import binding_line, top_class
+
+
+class _ThroughComponent(cst.CSTTransformer):
+    """`self.STATE` -> `self.ATTR.STATE` in the methods named, `self` being each one's first parameter."""
+
+    def __init__(self, methods: set[str], state: set[str], attr: str):
+        self.methods, self.state, self.attr = methods, state, attr
+        self.me: list = []
+
+    def visit_FunctionDef(self, node):
+        params = node.params.params
+        self.me.append(params[0].name.value if node.name.value in self.methods and params and not self.me else
+                       (self.me[-1] if self.me else None))
+
+    def leave_FunctionDef(self, original, updated):
+        self.me.pop()
+        return updated
+
+    def leave_Attribute(self, original, updated):
+        me = self.me[-1] if self.me else None
+        if me and isinstance(updated.value, cst.Name) and updated.value.value == me \
+                and updated.attr.value in self.state:
+            return updated.with_changes(value=cst.Attribute(cst.Name(me), cst.Name(self.attr)))
+        return updated
+
+
+class Introduce(Step[ComponentRun]):
+    number = 1
+
+    def apply(self, run: ComponentRun) -> str:
+        design, inferred, ctx = run.design, run.inferred, run.ctx
+        style = ctx.style
+        _, cls = top_class(run.module, design.owner, run.source)
+        body = list(cls.body.body)
+        init_at = next(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value == "__init__")
+        init = body[init_at]
+        statements = list(init.body.body)
+        if len(statements) != len(run.owner.init.body):
+            raise Refusal(f"{design.owner}.__init__ puts several statements on one line: split them first",
+                          run.source, run.owner.init.body[0].lineno if run.owner.init.body else None)
+        call = cst.parse_statement(f"self.{design.builder}()\n")
+        me = init.params.params[0].name.value
+        if me != "self":
+            call = cst.parse_statement(f"{me}.{design.builder}()\n")
+        at = inferred.construct_at
+        kept = []
+        for i, s in enumerate(statements):
+            if i == at:
+                lead = s.leading_lines if i in inferred.removed else ()
+                kept.append(call.with_changes(leading_lines=lead))
+            if i not in inferred.removed:
+                kept.append(s)
+        if at >= len(statements):
+            kept.append(call)
+        init = init.with_changes(body=init.body.with_changes(body=kept))
+        readers = {m for names in inferred.readers.values() for m in names}
+        through = _ThroughComponent(set(design.methods) | readers, {f.name for f in design.state}, design.attr)
+        body = [s.visit(through) if isinstance(s, cst.FunctionDef) and (
+            s.name.value in design.methods or s.name.value in readers) else s for s in body]
+        body[init_at] = init
+        builder = format_statement(build.member(build.builder_code(design), cls.body.indent or "    "), 1, style)
+        builder = builder.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        body.insert(init_at + 1, builder)
+        new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
+        module = run.module.with_changes(body=[new_cls if s is cls else s for s in run.module.body])
+        package = run.source_module.rpartition(".")[0]
+        module = add_import(module, from_import(design.target_module, [design.component]), style, package)
+        run.module = module
+        old = run.text_of(run.target)
+        if old is not None:
+            bound = binding_line(old, design.component)
+            if bound:
+                raise Refusal(f"{design.target_module} already binds {design.component}: choose another component "
+                              f"name (or module)", run.target, bound)
+        new_target = add_class(run, old, build.class_code(design), design)
+        check_cycles(run, old, new_target)
+        run.adds(run.target, new_target, run.plan.originals.get(run.target, old))
+        for init_file in _new_packages(ctx.root, run.target):
+            run.adds(init_file, "", None)
+        return f"Introduce {design.component} for {design.owner}'s {_listed([m for m in design.methods if m not in design.helpers])}"
+
+    def report(self, run: ComponentRun) -> list[str]:
+        d = run.design
+        kinds = {"value": "fields", "getter": "getters", "callback": "callbacks", "owner": "owner", "state": "moved state"}
+        parts = []
+        for kind, label in kinds.items():
+            found = d.by_kind(kind)
+            if found:
+                parts.append(f"{label}: " + ", ".join(
+                    f.name if kind in ("state",) or f.argument == f"self.{f.name}" else f"{f.name}={f.argument}"
+                    for f in found))
+        return [f"  {d.component}: " + "; ".join(parts)]
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{len(names)} methods"
+
+
+def _new_packages(root, target) -> list:
+    missing, folder = [], target.parent
+    while folder != root and not folder.exists():
+        missing.append(folder / "__init__.py")
+        folder = folder.parent
+    return missing[::-1]

@@ -1,0 +1,411 @@
+"""Check a component extraction: loaded versions -> pairs (sequences run in one world, static
+check) -> mutants -> report (the `--method` report's JSON shape, so that its Markdown and
+terminal renderings serve).
+
+For each pair, what moved is read off the two versions: the methods the sequences call (those the
+component of the later version holds that the owner of the earlier one defines, or `--methods`),
+the helpers that moved along, the moved state (the component's fields its builder does not
+pass), and what the owner rebinds (`shape.written_chains` of both versions, those the moved code
+reads). Exploration, coverage and verdicts are the engine's (`engine.run.explore`,
+`engine.run.coverage`): equivalent only with no divergence and every branch of every moved
+method, delegation and builder of both versions run; a stub reached is "not modelled".
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+from equivalence import progress
+from equivalence.component.run import MAX_CALLS, STOP, Session, Signature, seed_domains
+from equivalence.component.shape import read_chains, written_chains
+from equivalence.component.static import static_check
+from equivalence.component.version import Loaded, Prepared, load, prepare
+from equivalence.engine.judge.compare import CLASSIFIED, EAGER, NOT_MODELLED, is_divergence
+from equivalence.engine.load.errors import LoadError
+from equivalence.engine.report.report import EXPLAIN, overall
+from equivalence.engine.run.coverage import BranchTracer, trace_until_done
+from equivalence.component.explore import explore
+from equivalence.engine.run.explore import size
+from equivalence.engine.run.observe import Observation, capture_logs
+from equivalence.engine.world.world import ABSENT, Domains, describe, value
+
+MUTANTS = 30
+SEQUENCE_BUDGET = 8000  # configurations per pair, shared among the sequence shapes
+MIN_SHARE = 100  # configurations per sequence shape at least
+COUPLED = 6  # the weight of a sequence coupled through moved state (and of each method alone), others 1
+EXPLAIN_COMPONENT = {
+    **EXPLAIN,
+    EAGER: "the component is built reading, up front, owner attributes the old methods read when called: with "
+           "such an attribute missing, building fails where the old owner failed at the call (the codemod builds "
+           "it where `__init__` has assigned them all)",
+    "different-construction": "building the owner (and its component) fails in one version only, or otherwise",
+    "different-outcome": "a call raises in one version and not in the other, or another exception type",
+    "different-exception-message": "a call raises the same exception type with different messages",
+    "different-return": "a call returns different values",
+    "different-state": "the owner (or the moved state, where each version keeps it) ends in a different state",
+}
+
+
+@dataclass(frozen=True)
+class Component:
+    """What to check: the owner CLASS in `owner_rel` and its attribute ATTR holding the component;
+    `methods`: the sequence's methods (None: read off the versions)."""
+
+    class_name: str
+    attr: str
+    owner_rel: str
+    methods: tuple[str, ...] | None = None
+
+    def load(self, root, label: str, overrides: dict | None = None) -> Loaded:
+        return load(root, label, self.owner_rel, self.class_name, self.attr, overrides)
+
+
+@dataclass
+class Difference:
+    kind: str
+    configs: list = field(default_factory=list)
+    observations: list = field(default_factory=list)
+
+
+class ComponentPair:
+    def __init__(self, before: Loaded, after: Loaded, subject: Component, domains: Domains | None = None,
+                 like: "ComponentPair | None" = None):
+        """`like`: a pair whose after version this one's is a mutant of: the same methods, state and
+        rebindings (a mutant may no longer build the component at all)."""
+        self.subject = subject
+        shapes = [before.shape, after.shape]
+        components = [s for s in shapes if s.component is not None]
+        if like is not None:
+            components = components or [like.after.loaded.shape]
+        if not components:
+            raise LoadError(f"{before.shape.where(before.shape.owner_rel, before.shape.owner)}: neither version "
+                            f"builds self.{subject.attr}: nothing to compare")
+        latest = components[-1]
+        if subject.methods:
+            self.methods = list(subject.methods)
+        else:
+            first = shapes[0].methods
+            self.methods = [m for m in latest.component_methods if m in first and not m.startswith("_")] or [
+                m for m in latest.component_methods if m in first]
+        if not self.methods:
+            raise LoadError(f"{latest.where(latest.component_rel, latest.component)}: {latest.component.name} holds no "
+                            f"method the owner of {before.label} defines: nothing to compare")
+        moved = set(self.methods) | {m for s in components for m in s.component_methods}
+        self.state = sorted({f for s in components for f in s.state})
+        self.rebound = sorted({w for s in shapes for w in written_chains(s, moved)
+                               if any(w == r[:len(w)] for t in shapes for r in read_chains(t, moved))})
+        if like is not None:
+            self.methods, self.state, self.rebound = like.methods, like.state, like.rebound
+            moved |= set(like.before.real) | set(like.after.real) | {
+                m for m in like.after.loaded.shape.component_methods}
+        sig_source = {}
+        for s in shapes:
+            for m in self.methods:
+                fn = s.methods.get(m) if m in s.methods and s.component is None else s.component_methods.get(m) \
+                    or s.methods.get(m)
+                if fn is not None and m not in sig_source:
+                    sig_source[m] = fn
+        missing = [m for m in self.methods if m not in sig_source]
+        if missing:
+            raise LoadError(f"{latest.where(latest.owner_rel, latest.owner)}: neither version defines "
+                            f"{', '.join(missing)}")
+        self.signatures = {m: Signature(m, fn) for m, fn in sig_source.items()}
+        self.before, self.after = prepare(before, moved, set(self.state)), prepare(after, moved, set(self.state))
+        self.domains = domains or Domains()
+        seed_domains(self.domains, self.methods)
+        pools = (tuple(dict.fromkeys(self.before.inputs.strings + self.after.inputs.strings)),
+                 tuple(dict.fromkeys(self.before.inputs.numbers + self.after.inputs.numbers)),
+                 tuple(dict.fromkeys(self.before.inputs.keys + self.after.inputs.keys)))
+        self.sessions = {side: Session(v, self.domains, pools, self.signatures, self.rebound, self.state)
+                         for side, v in (("before", self.before), ("after", self.after))}
+        self.differences: dict[str, Difference] = {}
+        self.seen: set = set()
+        self.state_use = _state_use([before.shape, after.shape], self.methods, set(self.state))
+        self.eager = {ast.unparse(v) for v in after.shape.passed.values() if not isinstance(v, ast.Lambda)
+                      and isinstance(v, ast.Attribute)}
+
+    def run(self, config: dict, identity=None):
+        ob, wb = self.sessions["before"].run(config)
+        oa, wa = self.sessions["after"].run(config)
+        read = {**wb.read, **wa.read}
+        recorded = read if identity is None else {**config, **read}
+        identity = identity or frozenset(read.items())
+        if identity not in self.seen:
+            self.seen.add(identity)
+            kind = classify(ob, oa, self.eager, read)
+            if kind != "equal":
+                d = self.differences.setdefault(kind, Difference(kind))
+                d.configs.append(recorded)
+                d.observations.append((ob, oa))
+        return recorded, read, wb.touched | wa.touched
+
+
+def _state_use(shapes_, methods: list[str], state: set[str]) -> dict[str, tuple[set, set]]:
+    """{method: (moved state it writes or changes, moved state it reads)}, from whichever version's
+    body of it (and of the helpers it calls) says so."""
+    out: dict[str, tuple[set, set]] = {}
+    for m in methods:
+        writes, reads = set(), set()
+        for s in shapes_:
+            fns = [*s.methods.values(), *s.component_methods.values()]
+            for fn in (f for f in fns if f.name == m):
+                for n in ast.walk(fn):
+                    if isinstance(n, ast.Attribute) and n.attr in state:
+                        reads.add(n.attr)
+                        writes.add(n.attr)  # a use may change it (item set, del, a call on it): coupled
+        out[m] = (writes, reads)
+    return out
+
+
+def classify(before: Observation, after: Observation, eager: set[str] = frozenset(), read: dict | None = None) -> str:
+    """`eager`: the owner attributes the later version's builder reads (`self.tp_rank`)."""
+    if before.not_modelled or after.not_modelled:
+        return NOT_MODELLED
+    if before == after:
+        return "equal"
+    if before.exception != after.exception:
+        if before.exception is None and after.exception is not None and after.exception[0] == "AttributeError" \
+                and any((read or {}).get(k) == ABSENT for k in eager):
+            return EAGER
+        return "different-construction"
+    for b, a in zip(before.returned, after.returned):
+        if b[0] != a[0]:
+            if b[0] is None or a[0] is None or b[0][0] != a[0][0]:
+                return "different-outcome"
+            return "different-exception-message"
+        if b[1] != a[1]:
+            return "different-return"
+    if len(before.returned) != len(after.returned):
+        return "different-outcome"
+    for kind, label in (("set", "different-writes"), ("call", "different-calls"), ("log", "different-logs")):
+        mine = lambda o: [e for e in o.events if e[0] == kind]  # noqa: E731
+        if mine(before) != mine(after):
+            return label
+    if before.events != after.events:
+        return "different-effect-order"
+    return "different-state"
+
+
+@dataclass
+class Result:
+    pair: ComponentPair
+    configs: list
+    budget_reached: bool
+    coverage: dict
+
+    @property
+    def divergent(self) -> bool:
+        return any(is_divergence(k) for k in self.pair.differences)
+
+    @property
+    def verdict(self) -> str:
+        if self.divergent:
+            return "divergent"
+        if NOT_MODELLED in self.pair.differences or any(not c.complete for c in self.coverage.values()):
+            return "inconclusive"
+        return "equivalent"
+
+
+def shapes(methods: list[str], length: int = 2) -> list[dict]:
+    """Each sequence of up to `length` calls (every method alone, then every ordered pair), as the
+    call keys of a seed: the exploration varies everything else within it."""
+    out = [[m] for m in methods]
+    if length > 1:
+        out += [[a, b] for a in methods for b in methods]
+    return [{**{f"call[{i}]": value(m) for i, m in enumerate(seq)},
+             **({f"call[{len(seq)}]": STOP} if len(seq) < MAX_CALLS else {})} for seq in out]
+
+
+def _coupled(pair: ComponentPair, seed: dict) -> bool:
+    """A sequence whose first call may change moved state a later one reads: it gets more of the budget."""
+    calls = [seed[f"call[{i}]"][1] for i in range(MAX_CALLS) if seed.get(f"call[{i}]", STOP)[1] is not None]
+    if len(calls) < 2:
+        return True  # each method alone: every branch it has on its own
+    writes, reads = pair.state_use.get(calls[0], (set(), set())), pair.state_use.get(calls[1], (set(), set()))
+    return bool(writes[0] & reads[1])
+
+
+def _completed(pair: ComponentPair, configs: list[dict], keep: int = 6) -> list[dict]:
+    """Up to `keep` configurations of one call that returned (no exception), each with a different
+    return value: where a second call starts from (the state the first one left)."""
+    out, seen = [], set()
+    for c in configs:
+        o, _ = pair.sessions["before"].run(c)
+        if o.returned and o.returned[0][0] is None and repr(o.returned[0][1]) not in seen:
+            seen.add(repr(o.returned[0][1]))
+            out.append({k: v for k, v in c.items() if not k.startswith("call[")})
+            if len(out) >= keep:
+                break
+    return out
+
+
+def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, coverage: bool = True,
+             stop_at_divergence: bool = False) -> Result:
+    """Explore each sequence shape in turn (`shapes`), each with its share of `budget` (a check
+    that starts from `seeds`, a mutant's, runs those); then measure coverage over them all."""
+    stop = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else None
+    configs, reached = [], False
+    if seeds:
+        explored = explore(pair.run, pair.domains, seeds, 0, stop)
+        configs, reached = explored.configs, explored.budget_reached
+    else:
+        starts = shapes(pair.methods)
+        weights = [COUPLED if _coupled(pair, seed) else 1 for seed in starts]
+        unit = budget / sum(weights)
+        completed: dict[str, list[dict]] = {}  # method -> configurations of it alone that returned
+        for seed, weight in zip(starts, weights):
+            first = seed["call[0]"][1]
+            single = seed.get("call[1]", STOP) == STOP
+            extended = [] if single else [
+                {**c, **seed} for c in completed.get(first, [])]
+            explored = explore(pair.run, pair.domains, [seed, *extended], max(MIN_SHARE, int(unit * weight)), stop)
+            configs += explored.configs
+            reached |= explored.budget_reached
+            if single:
+                completed[first] = _completed(pair, explored.configs)
+            if stop is not None and stop():
+                break
+
+    class explored:  # noqa: N801 - the shape `coverage` below reads
+        pass
+
+    explored.configs, explored.budget_reached = configs, reached
+    covered = {}
+    if coverage:
+        for side in ("before", "after"):
+            session = pair.sessions[side]
+            units = session.version.units
+            tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units})
+            covered[side] = trace_until_done(tracer, session.run, explored.configs)
+    return Result(pair, explored.configs, explored.budget_reached, covered)
+
+
+def summary(o: Observation) -> dict:
+    from equivalence.engine.world.world import json_value
+
+    return {
+        "construction": None if o.exception is None else f"{o.exception[0]}: {o.exception[1]}",
+        "calls": [{"exception": None if e is None else f"{e[0]}: {e[1]}", "returned": json_value(r)}
+                  for e, r in o.returned],
+        "events": [[json_value(x) for x in e] for e in o.events],
+        **({"not_modelled": list(o.not_modelled)} if o.not_modelled else {}),
+    }
+
+
+def _entry(result: Result, d: Difference) -> dict:
+    options = result.pair.domains.options
+    i = min(range(len(d.configs)), key=lambda n: (size(d.configs[n], options), n))
+    config = d.configs[i]
+    before, after = d.observations[i]
+    return {"kind": d.kind, "count": len(d.configs), "example": {k: describe(o) for k, o in config.items()},
+            "choices": {k: describe(o) for k, o in config.items() if options.get(k, [o])[0] != o},
+            "size": size(config, options)[0], "sequence": _sequence(config),
+            "before": summary(before), "after": summary(after),
+            **({"explanation": EXPLAIN_COMPONENT[d.kind]} if d.kind in EXPLAIN_COMPONENT else {})}
+
+
+def _sequence(config: dict) -> list[str]:
+    """The calls of a configuration, in order, with the rebindings before them."""
+    out = []
+    for i in range(MAX_CALLS):
+        option = config.get(f"call[{i}]")
+        if option is None or option[1] is None:
+            break
+        if config.get(f"rebind@{i}", ("value", False))[1]:
+            out.append("rebind")
+        out.append(option[1])
+    return out
+
+
+def pair_json(result: Result, static) -> dict:
+    pair = result.pair
+    diffs = pair.differences
+    divergences = [_entry(result, diffs[k]) for k in sorted(diffs) if is_divergence(k)]
+    classified = [_entry(result, diffs[k]) for k in sorted(diffs) if k in CLASSIFIED]
+    not_modelled = [_entry(result, diffs[k]) for k in sorted(diffs) if k == NOT_MODELLED]
+    verdict = result.verdict
+    if static.divergent:
+        changed = [c.to_json() for c in static.constants if not c.equal]
+        divergences.append({"kind": "changed-module-global", "count": len(changed), "globals": changed,
+                            "explanation": EXPLAIN["changed-module-global"]})
+        verdict = "divergent"
+    inputs = {k: pair.domains.options[k] for k in dict.fromkeys(k for c in result.configs for k in c)}
+    return {
+        "before": pair.before.label, "after": pair.after.label,
+        "shapes": {"before": _shape(pair.before), "after": _shape(pair.after)},
+        "verdict": verdict, "configs": len(result.configs), "budget_reached": result.budget_reached,
+        "divergences": divergences, "classified": classified, "not_modelled": not_modelled,
+        "coverage": {k: c.to_json() for k, c in result.coverage.items()},
+        "inputs": {k: [describe(o) for o in v] for k, v in inputs.items()},
+        "static": static.to_json(),
+        "component": {"methods": pair.methods, "state": pair.state,
+                      "rebound": [".".join(("self",) + c) for c in pair.rebound]},
+    }
+
+
+def _shape(v: Prepared) -> str:
+    shape = v.loaded.shape
+    if shape.component is None:
+        return "owner methods"
+    on_owner = sorted(v.on_owner)
+    return "component, owner delegating" if on_owner and shape.component_methods else \
+        "component introduced" if on_owner else "component"
+
+
+def check(versions: list[Loaded], pairs: list[tuple[Loaded, Loaded]], subject: Component, mutants: bool = False,
+          budget: int = SEQUENCE_BUDGET) -> dict:
+    restore = capture_logs_of(versions)
+    try:
+        results = []
+        for b, a in progress.each("pair", pairs, lambda p: f"{p[0].label} -> {p[1].label}"):
+            pair = ComponentPair(b, a, subject)
+            results.append((run_pair(pair, budget=budget), static_check(pair)))
+        mutant_report = run_mutants(results[-1][0], subject, budget) if mutants else None
+    finally:
+        restore()
+    report_pairs = [pair_json(r, s) for r, s in results]
+    report = {"verdict": overall([p["verdict"] for p in report_pairs]), "pairs": report_pairs}
+    if mutant_report is not None:
+        report["mutants"] = mutant_report
+    return report
+
+
+def capture_logs_of(versions: list[Loaded]):
+    class _V:  # capture_logs reads `.modules` of each version
+        def __init__(self, v):
+            self.modules = v.modules
+
+    return capture_logs([_V(v) for v in versions])
+
+
+def run_mutants(result: Result, subject: Component, budget: int) -> dict:
+    from equivalence.component.mutants import component_mutants
+
+    pair = result.pair
+    after = pair.after.loaded
+    survivors, ids = [], []
+    found = component_mutants(pair.after, MUTANTS)
+    for mutant in progress.each("mutant", found, lambda m: m.id):
+        ids.append(mutant.id)
+        try:
+            version = subject.load(after.root, f"{after.label}+{mutant.id}", {**after.overrides, **mutant.overrides})
+        except LoadError as e:
+            survivors.append({"id": mutant.id, "description": mutant.description, "reason": f"does not load: {e}"})
+            continue
+        restore = capture_logs_of([version])
+        try:
+            mp = ComponentPair(pair.before.loaded, version, subject, copy.deepcopy(pair.domains), like=pair)
+            static = static_check(mp)
+            if static.divergent:
+                continue
+            outcome = run_pair(mp, result.configs, budget, coverage=False, stop_at_divergence=True)
+        finally:
+            restore()
+        if not outcome.divergent:
+            survivors.append({"id": mutant.id, "description": mutant.description,
+                              "reason": "no divergence found" + (" (a stub it reached is not modelled)" if
+                                                                 NOT_MODELLED in mp.differences else "")
+                              + f" over {len(outcome.configs)} configurations"})
+    return {"total": len(found), "killed": len(found) - len(survivors), "survivors": survivors, "ids": ids}

@@ -1,0 +1,203 @@
+"""Where one version of a tree keeps a component's logic, found by `ast` alone (nothing run).
+
+A version holds the owner class (`--component CLASS.ATTR`), and, once the component exists, the
+method of the owner that builds it (`self.ATTR = COMPONENT(...)`, `init_ATTR` by convention) and
+the component class, found through the owner module's imports. What the component holds:
+- fields the builder passes (`tp_rank=self.tp_rank`, `get_model=lambda: self.model`);
+- moved state: the fields it does not pass (defaults, `field(init=False)`);
+- methods: the moved ones (the owner may still have them: the original, or delegations).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from pysource.checkout import Checkout
+from pysource.imports import FileNames
+from pysource.modules import module_name
+
+
+class ShapeError(Exception):
+    """The version does not hold the owner or its component as expected (file:line: why)."""
+
+
+@dataclass
+class Shape:
+    tree: Checkout
+    owner_rel: str
+    owner: ast.ClassDef
+    attr: str
+    builder: Optional[ast.FunctionDef] = None  # the owner method assigning self.ATTR = COMPONENT(...)
+    build_call: Optional[ast.Call] = None
+    component_rel: Optional[str] = None
+    component: Optional[ast.ClassDef] = None
+    passed: dict[str, ast.expr] = field(default_factory=dict)  # field -> what the builder passes
+
+    @property
+    def methods(self) -> dict[str, ast.FunctionDef]:
+        return {s.name: s for s in self.owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    @property
+    def component_methods(self) -> dict[str, ast.FunctionDef]:
+        if self.component is None:
+            return {}
+        return {s.name: s for s in self.component.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    @property
+    def fields(self) -> list[str]:
+        if self.component is None:
+            return []
+        return [s.target.id for s in self.component.body if isinstance(s, ast.AnnAssign)
+                and isinstance(s.target, ast.Name)]
+
+    @property
+    def state(self) -> list[str]:
+        """Fields the builder does not pass: the component's own state."""
+        return [f for f in self.fields if f not in self.passed]
+
+    @staticmethod
+    def owner_field_name(passed: dict) -> Optional[str]:
+        """The field the builder passes the owner itself for (`--pass-owner`), if any."""
+        return next((k for k, v in passed.items() if isinstance(v, ast.Name) and v.id == "self"), None)
+
+    def where(self, rel: str, node: ast.AST) -> str:
+        return f"{self.tree.path(rel)}:{getattr(node, 'lineno', 1)}"
+
+    def init(self) -> Optional[ast.FunctionDef]:
+        return self.methods.get("__init__")
+
+    def construction(self, state: set[str]) -> list[ast.stmt]:
+        """The top-level statements of `__init__` that build the component or set up state it
+        holds: an assignment of `self.X` for X in `state` (or of `self.ATTR`), a call of the builder."""
+        init = self.init()
+        if init is None:
+            return []
+        me = init.args.args[0].arg if init.args.args else "self"
+        builder = self.builder.name if self.builder is not None else None
+        out = []
+        for stmt in init.body:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me and (
+                        (n.attr in state or n.attr == self.attr) and isinstance(n.ctx, ast.Store)
+                        or n.attr == builder and builder is not None):
+                    out.append(stmt)
+                    break
+        return out
+
+
+def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Optional[dict] = None) -> Shape:
+    tree = Checkout.at(root, overrides)
+    if not tree.exists(owner_rel):
+        raise ShapeError(f"{tree.path(owner_rel)}: no such file")
+    module = _parse(tree, owner_rel)
+    found = [s for s in module.body if isinstance(s, ast.ClassDef) and s.name == class_name]
+    if not found:
+        raise ShapeError(f"{tree.path(owner_rel)}: no class {class_name} at module level")
+    if len(found) > 1:
+        raise ShapeError(f"{tree.path(owner_rel)}:{found[1].lineno}: class {class_name} is defined {len(found)} times")
+    shape = Shape(tree, owner_rel, found[0], attr)
+    for fn in shape.methods.values():
+        me = fn.args.args[0].arg if fn.args.args else None
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) \
+                    and n.targets[0].attr == attr and isinstance(n.targets[0].value, ast.Name) \
+                    and n.targets[0].value.id == me and isinstance(n.value, ast.Call):
+                if shape.builder is not None:
+                    raise ShapeError(f"{shape.where(owner_rel, n)}: {class_name} builds self.{attr} twice "
+                                     f"({shape.builder.name} and {fn.name})")
+                shape.builder, shape.build_call = fn, n.value
+    if shape.builder is None:
+        return shape
+    package = owner_rel.split("/")[0]
+    module_dotted = module_name(owner_rel)
+    names = FileNames(module, module_dotted.rpartition(".")[0] if not owner_rel.endswith("__init__.py")
+                      else module_dotted, module_dotted)
+    qualified = names.qualify(shape.build_call.func)
+    if qualified is None or not qualified.startswith(package + "."):
+        raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: self.{attr} is built by "
+                         f"{ast.unparse(shape.build_call.func)}(...), which is no class of this tree that the "
+                         f"module imports")
+    comp_module, _, comp_name = qualified.rpartition(".")
+    rel = tree.module_file(comp_module)
+    if rel is None:
+        raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: {comp_module} (of {qualified}) is no module "
+                         f"of this tree")
+    comp_tree = _parse(tree, rel)
+    classes = [s for s in comp_tree.body if isinstance(s, ast.ClassDef) and s.name == comp_name]
+    if len(classes) != 1:
+        raise ShapeError(f"{tree.path(rel)}: {comp_name} is defined {len(classes)} times at module level there")
+    shape.component_rel, shape.component = rel, classes[0]
+    if shape.build_call.args or any(k.arg is None for k in shape.build_call.keywords):
+        raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: the component is built with positional or "
+                         f"unpacked arguments: which field each one fills is not read here")
+    shape.passed = {k.arg: k.value for k in shape.build_call.keywords}
+    return shape
+
+
+def _parse(tree: Checkout, rel: str) -> ast.Module:
+    try:
+        return tree.parse(rel)
+    except SyntaxError as e:
+        raise ShapeError(f"{tree.path(rel)}:{e.lineno}: syntax error: {e.msg}") from None
+    except OSError as e:
+        raise ShapeError(f"{tree.path(rel)}: cannot read the file ({e.strerror})") from None
+
+
+def read_chains(shape: Shape, moved: set[str]) -> set[tuple[str, ...]]:
+    """The owner attribute chains the moved code reads, in the owner's terms: the `self.` chains
+    of the moved methods still on the owner, and what the builder passes (getters' chains,
+    value fields' sources)."""
+    out: set[tuple[str, ...]] = set()
+    for name, fn in shape.methods.items():
+        if name in moved:
+            out |= _self_chains(fn)
+    for value in shape.passed.values():
+        body = value.body if isinstance(value, ast.Lambda) else value
+        chain = _chain(body, "self")
+        if chain:
+            out.add(chain)
+    return out
+
+
+def written_chains(shape: Shape, moved: set[str]) -> set[tuple[str, ...]]:
+    """Chains of `self` the owner assigns in methods other than `__init__`, the builder and the
+    moved methods: what may be rebound once the component is built."""
+    out: set[tuple[str, ...]] = set()
+    skip = moved | {"__init__"} | ({shape.builder.name} if shape.builder is not None else set())
+    for name, fn in shape.methods.items():
+        if name in skip:
+            continue
+        me = fn.args.args[0].arg if fn.args.args else None
+        for n in ast.walk(fn):
+            targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target] if isinstance(
+                n, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)) else []
+            for t in targets:
+                for one in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                    chain = _chain(one, me)
+                    if chain:
+                        out.add(chain)
+    return out
+
+
+def _self_chains(fn: ast.FunctionDef) -> set[tuple[str, ...]]:
+    me = fn.args.args[0].arg if fn.args.args else None
+    out = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Attribute):
+            chain = _chain(n, me)
+            if chain:
+                out.add(chain)
+    return out
+
+
+def _chain(node: ast.AST, me: Optional[str]) -> Optional[tuple[str, ...]]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id == me and parts:
+        return tuple(reversed(parts))
+    return None

@@ -1,0 +1,150 @@
+"""Load one version for the component check: the owner's module and (once it exists) the
+component's module executed from the tree's files, real torch, the rest of the package stubbed
+(`engine.load`), then what a pair needs of it (`prepare`): the owner methods that run for real,
+the statements of `__init__` that build the component (or set up the state it takes over), the
+functions branch coverage is measured on, and the inputs their code reads (`engine.load.inputs`).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from equivalence.component.shape import Shape, ShapeError, find
+from equivalence.engine.load.errors import LoadError
+from equivalence.engine.load.faithful import HELPERS
+from equivalence.engine.load.inputs import Inputs, derive
+from equivalence.engine.load.stubs import PrivateModules, StubScope
+from equivalence.engine.load.version import Unit, exec_module
+from pysource.modules import module_name
+from pysource.names import function_locals, outer_reads
+
+CONSTRUCT = "__equivalence_construct__"
+
+
+@dataclass
+class Loaded:
+    label: str
+    root: Path
+    shape: Shape
+    modules: dict[str, types.ModuleType]
+    cls: type  # the owner class
+    component: type | None  # the component class, once the version has one
+    stub_scope: StubScope
+    overrides: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Prepared:
+    """A loaded version as one pair checks it."""
+
+    loaded: Loaded
+    real: set[str]  # owner methods that run for real (the moved ones it still has, delegations, the builder)
+    on_owner: set[str]  # the sequence methods called on the owner (else on the component)
+    construct: types.FunctionType | None  # (self, *construct_args): the building statements of __init__
+    construct_args: list[str]
+    units: list[Unit]
+    inputs: Inputs
+    state: list[str]  # the moved state (owner attributes before, component fields after)
+
+    @property
+    def label(self) -> str:
+        return self.loaded.label
+
+
+def load(root: Path, label: str, owner_rel: str, class_name: str, attr: str,
+         overrides: dict[str, str] | None = None) -> Loaded:
+    overrides = dict(overrides or {})
+    try:
+        shape = find(root, owner_rel, class_name, attr, overrides)
+    except ShapeError as e:
+        raise LoadError(str(e)) from None
+    rels = [r for r in dict.fromkeys([shape.component_rel, owner_rel]) if r]
+    scope = StubScope(label)
+    package = owner_rel.split("/")[0]
+    modules = {}
+    with PrivateModules(scope, prefixes=(package,)):
+        for rel in rels:
+            modules[rel] = exec_module(module_name(rel), shape.tree.path(rel), shape.tree.parse(rel))
+    scope.armed = True
+    cls = modules[owner_rel].__dict__.get(class_name)
+    if not isinstance(cls, type) or cls.__module__ != modules[owner_rel].__name__:
+        raise LoadError(f"{shape.where(owner_rel, shape.owner)}: {class_name} is not the class defined in the file")
+    component = None
+    if shape.component is not None:
+        component = modules[shape.component_rel].__dict__.get(shape.component.name)
+        if not isinstance(component, type):
+            raise LoadError(f"{shape.where(shape.component_rel, shape.component)}: {shape.component.name} is not a "
+                            f"class once its module is run ({component!r})")
+    return Loaded(label, Path(root), shape, modules, cls, component, scope, overrides)
+
+
+def _function(value):
+    return value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
+
+
+def prepare(v: Loaded, moved: set[str], state: set[str], real_inputs: dict | None = None) -> Prepared:
+    """`moved`: every method of the component's logic in the pair (the sequence methods and their
+    helpers); `state`: the moved state's names."""
+    shape = v.shape
+    owner_methods = shape.methods
+    real = {m for m in moved if m in owner_methods}
+    if shape.builder is not None:
+        real.add(shape.builder.name)
+    units: list[Unit] = []
+    rel = shape.owner_rel
+    for name in sorted(real):
+        fn = _function(v.cls.__dict__.get(name))
+        if not isinstance(fn, types.FunctionType):
+            raise LoadError(f"{shape.where(rel, owner_methods[name])}: {shape.owner.name}.{name} is not the function "
+                            f"from the file ({fn!r})")
+        role = "builder" if shape.builder is not None and name == shape.builder.name else \
+            "delegation" if shape.component is not None and name in shape.component_methods else "method"
+        units.append(Unit(f"{role} {name}", fn.__code__, owner_methods[name], rel))
+    if v.component is not None:
+        for name, node in shape.component_methods.items():
+            fn = _function(v.component.__dict__.get(name))
+            if not isinstance(fn, types.FunctionType):
+                raise LoadError(f"{shape.where(shape.component_rel, node)}: {shape.component.name}.{name} is not the "
+                                f"function from the file ({fn!r})")
+            units.append(Unit(f"component {name}", fn.__code__, node, shape.component_rel))
+    statements = shape.construction(state)
+    if shape.component is not None and not any(
+            isinstance(n, ast.Attribute) and n.attr == shape.builder.name for s in statements for n in ast.walk(s)) \
+            and shape.builder.name != "__init__":
+        raise LoadError(f"{shape.where(rel, shape.owner)}: {shape.owner.name}.__init__ never calls "
+                        f"{shape.builder.name}, which builds self.{shape.attr}")
+    construct, args = _compile_construction(v, statements) if statements else (None, [])
+    local = [(u.rel, u.node, set()) for u in units]
+    if statements:
+        local.append((rel, ast.Module(body=statements, type_ignores=[]), set(args) | {"self"}))
+    trees = {r: shape.tree.parse(r) for r in v.modules}
+    try:
+        inputs = derive(local, trees, rel.split("/")[0], set(HELPERS), shape.tree.canonical, real_inputs)
+    except SyntaxError as e:
+        raise LoadError(f"{e.filename}:{e.lineno}: {e.msg}") from None
+    on_owner = {m for m in moved if m in owner_methods}
+    return Prepared(v, real, on_owner, construct, args, units, inputs, sorted(state))
+
+
+def _compile_construction(v: Loaded, statements: list[ast.stmt]) -> tuple[types.FunctionType, list[str]]:
+    """`(self, *locals)` running `statements` (of `__init__`, line numbers kept)."""
+    init = v.shape.init()
+    body = copy.deepcopy(statements)
+    me = init.args.args[0].arg if init.args.args else "self"
+    args = sorted((outer_reads(body) & function_locals(init)) - {me})
+    fn = ast.FunctionDef(name=CONSTRUCT, args=ast.arguments(
+        posonlyargs=[], args=[ast.arg(a) for a in [me, *args]], kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=body, decorator_list=[], returns=None, type_params=[])
+    ast.copy_location(fn, body[0])
+    fn.end_lineno, fn.end_col_offset = body[-1].end_lineno, body[-1].end_col_offset
+    for a in fn.args.args:
+        ast.copy_location(a, body[0])
+    namespace: dict = {}
+    rel = v.shape.owner_rel
+    exec(compile(ast.Module(body=[fn], type_ignores=[]), v.shape.tree.path(rel), "exec"),
+         v.modules[rel].__dict__, namespace)
+    return namespace[CONSTRUCT], args

@@ -1,0 +1,83 @@
+"""`--component CLASS.ATTR`: the check of a component extraction (equivalence/component/), with
+codemods.extract_component for `--steps` and every .py file of a git revision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from equivalence.engine.load.source_file import find_source
+from equivalence.subject import Subject
+from equivalence.versions.codemod_steps import Codemod, CodemodMissing
+
+CODEMOD_OPTIONS = (("--pass-owner", "pass_owner"), ("--keep-wrappers", "keep_wrappers"), ("--field", "field"),
+                   ("--state", "state"))
+
+
+class ComponentSubject(Subject):
+    git_files = None
+    codemod_name = "codemods.extract_component"
+
+    def __init__(self, args):
+        self.args = args
+        parts = args.component.split(".")
+        self.class_name, self.attr = parts[-2:] if len(parts) > 1 else (None, None)
+        self.module = ".".join(parts[:-2]) or None
+        self.methods = tuple(m.strip() for m in (args.methods or "").split(",") if m.strip())
+        self._found: dict[Path, tuple[Path, str]] = {}
+
+    def validate(self, args, error) -> None:
+        if len(args.component.split(".")) < 2:
+            error(f"--component wants CLASS.ATTR (or MODULE.CLASS.ATTR), got {args.component!r}")
+        if args.method:
+            error("--method and --component exclude each other")
+        if args.steps and not (args.to and self.methods):
+            error("--steps with --component needs --to TARGET.MODULE.COMPONENT and --methods M1,M2,...")
+        given = [o for o, dest in CODEMOD_OPTIONS if getattr(args, dest)]
+        if given and not args.steps:
+            error(f"{given[0]} is a codemod option: it goes with --steps PATH --component CLASS.ATTR")
+        if args.fix or args.intended:
+            error("--fix and --intended belong to the kv preset (without --method or --component)")
+        for option in ("name", "pass_self", "move_global", "narrow", "rename", "no_wrapper", "positional"):
+            if getattr(args, option):
+                error(f"--{option.replace('_', '-')} is an option of --method's codemod, not --component's")
+
+    def find(self, path: Path) -> tuple[Path, str]:
+        if path not in self._found:
+            self._found[path] = find_source(path, self.class_name, self.module)
+        return self._found[path]
+
+    def root(self, path: Path) -> Path:
+        return self.find(path)[0]
+
+    def refactor(self):
+        try:
+            from codemods.extract_component import STEPS, ComponentSpec, refactor
+        except ImportError as e:
+            raise CodemodMissing(f"--steps --component needs codemods.extract_component, which is not importable "
+                                 f"here ({e})") from None
+        a = self.args
+        spec = ComponentSpec(self.class_name, a.to, self.methods, self.attr, pass_owner=a.pass_owner,
+                             keep_wrappers=a.keep_wrappers, fields=dict(f.split("=", 1) for f in a.field),
+                             state=tuple(a.state), class_module=self.module)
+        return Codemod(lambda tree, steps: refactor(tree, spec, steps=steps), STEPS.all)
+
+    def check(self, trees, pairs, mutants, intended) -> dict:
+        from equivalence.component.check import Component, check
+
+        versions = []
+        subject = None
+        for label, path in trees:
+            root, source = self.find(path)
+            subject = Component(self.class_name, self.attr, source, self.methods or None)
+            versions.append(subject.load(root, label))
+        return check(versions, [(versions[b], versions[a]) for b, a in pairs], subject, mutants)
+
+    def markdown(self, report: dict) -> str:
+        from equivalence.component.report import markdown
+
+        return markdown(report)
+
+    def terminal(self, report: dict) -> str:
+        from equivalence.component.report import terminal
+
+        return terminal(report)

@@ -1,0 +1,102 @@
+"""equivalence --component on the component fixture: the codemod's output is equivalent with every
+branch run, each step pair too; a component that holds a value the owner rebinds (where a getter
+was needed) is divergent, with the sequence of calls that shows it; mutants are caught."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemods.extract_component import refactor, write_plan
+from tests.component_trees import METHODS, TARGET, TARGET_FILE, copy_tree, spec
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE = REPO / "fixtures" / "components" / "exporter"
+
+
+def _check(before: Path, after: Path, tmp: Path, *extra: str) -> tuple[int, dict]:
+    out = tmp / "report.json"
+    run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.weight_exporter",
+                          str(before), str(after), "--json", str(out), *extra], capture_output=True, text=True,
+                         cwd=REPO)
+    return run.returncode, json.loads(out.read_text()) if out.exists() else {"stderr": run.stderr}
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory) -> Path:
+    root = copy_tree(tmp_path_factory.mktemp("c") / "t")
+    write_plan(refactor(root, spec()))
+    return root
+
+
+def test_the_codemod_output_is_equivalent_with_every_branch_and_every_mutant(extracted, tmp_path):
+    code, report = _check(FIXTURE, extracted, tmp_path, "--mutants")
+    assert code == 0, report
+    pair = report["pairs"][0]
+    assert pair["verdict"] == "equivalent" and pair["divergences"] == []
+    assert all(c["hit"] == c["branches"] and c["branches"] == 12 for c in pair["coverage"].values())
+    assert pair["component"] == {"methods": list(METHODS), "state": ["_weights_send_group"],
+                                 "rebound": ["self.model", "self.model_config.model_path"]}
+    assert [c["kind"] for c in pair["classified"]] == ["eager-read"]  # the builder reads up front
+    assert report["mutants"]["total"] >= 20 and report["mutants"]["killed"] == report["mutants"]["total"]
+
+
+def test_a_field_where_a_getter_was_needed_is_divergent_with_its_sequence(tmp_path, monkeypatch):
+    """The tool made to miss that the owner rebinds self.model: `model=self.model` is a field."""
+    import codemods.extract_component.analysis as analysis
+
+    monkeypatch.setattr(analysis, "_written_after", lambda *a, **k: set())
+    root = copy_tree(tmp_path / "t")
+    write_plan(refactor(root, spec()))
+    assert "model: Any" in (root / TARGET_FILE).read_text() and "get_model" not in (root / TARGET_FILE).read_text()
+    code, report = _check(FIXTURE, root, tmp_path)
+    assert code == 1
+    divergences = {d["kind"]: d for d in report["pairs"][0]["divergences"]}
+    assert divergences, report
+    shown = [d["sequence"] for d in divergences.values()]
+    assert ["rebind", "save_remote_model"] in shown or ["rebind", "get_weights_by_name"] in shown
+    d = next(d for d in divergences.values() if d["sequence"][0] == "rebind")
+    events = json.dumps(d["before"]["events"]) + json.dumps(d["after"]["events"])
+    assert "self.model@0" in json.dumps(d["before"]) and "self.model@0" not in json.dumps(d["after"]), events
+
+
+def test_a_wrong_source_or_a_lost_write_is_divergent(extracted, tmp_path):
+    after = tmp_path / "after"
+    import shutil
+
+    shutil.copytree(extracted, after)
+    runner = after / "sglang/srt/model_executor/model_runner.py"
+    runner.write_text(runner.read_text().replace("tp_rank=self.tp_rank", "tp_rank=self.tp_size"))
+    code, report = _check(FIXTURE, after, tmp_path)
+    assert code == 1 and report["pairs"][0]["divergences"]
+    component = after / TARGET_FILE
+    runner.write_text(runner.read_text().replace("tp_rank=self.tp_size", "tp_rank=self.tp_rank"))
+    component.write_text(component.read_text().replace("        del self._weights_send_group[group_name]\n", ""))
+    code, report = _check(FIXTURE, after, tmp_path)
+    assert code == 1 and any(d["kind"] == "different-state" or d["kind"].startswith("different")
+                             for d in report["pairs"][0]["divergences"])
+
+
+def test_steps_pair_by_pair(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "equivalence", "--steps", str(FIXTURE), "--component",
+                          "ModelRunner.weight_exporter", "--to", TARGET, "--methods", ",".join(METHODS), "--json",
+                          str(tmp_path / "r.json")], capture_output=True, text=True, cwd=REPO)
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [(p["before"], p["after"], p["verdict"]) for p in report["pairs"]] == [
+        ("original", "step 1", "equivalent"), ("step 1", "step 2", "equivalent"), ("step 2", "step 3", "equivalent"),
+        ("original", "codemod output (steps 1-3 in one run)", "equivalent")]
+
+
+def test_usage_errors():
+    for args, message in (([], "give either BEFORE AFTER or --steps PATH"),
+                          (["--steps", str(FIXTURE)], "needs --to TARGET.MODULE.COMPONENT and --methods"),
+                          (["--keep-wrappers", str(FIXTURE), str(FIXTURE)], "is a codemod option"),
+                          (["--method", "ModelRunner.x", str(FIXTURE), str(FIXTURE)], "exclude each other")):
+        run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.weight_exporter", *args],
+                             capture_output=True, text=True, cwd=REPO)
+        assert run.returncode == 2 and message in run.stderr, (args, run.stderr)
