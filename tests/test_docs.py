@@ -1,5 +1,5 @@
 """The docs stay true to the repository: docs/layout.md's tree names exactly the folders that
-exist (our packages, the top-level folders, the fixtures' kinds), and every relative link of the
+exist (our packages' folders holding Python, the top-level folders, the fixtures' kinds), and every relative link of the
 README and docs/ points at a file, and at a heading of it, that exist."""
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ def layout_folders() -> list[str]:
 
 def existing_folders() -> set[str]:
     found = set()
-    for package in ("pysource", "codemods", "equivalence"):
-        found |= {p.parent.relative_to(REPO).as_posix() for p in (REPO / package).rglob("__init__.py")}
+    for package in ("pysource", "codemods", "equivalence"):  # every folder holding Python, namespace packages too
+        found |= {p.parent.relative_to(REPO).as_posix() for p in (REPO / package).rglob("*.py")
+                  if "__pycache__" not in p.parts}
     found |= {t for t in TOP if (REPO / t).is_dir()}
     found |= {p.relative_to(REPO).as_posix() for p in (REPO / "fixtures").iterdir() if p.is_dir()}
     return found
