@@ -28,6 +28,7 @@ from equivalence.engine.report.report import EXPLAIN, overall
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
 from equivalence.component.explore import explore
 from equivalence.engine.run.explore import size
+from equivalence.engine.run.pairs import ArcTracer
 from equivalence.engine.run.observe import Observation, capture_logs
 from equivalence.engine.world.world import ABSENT, Domains, describe, value
 
@@ -125,10 +126,13 @@ class ComponentPair:
         self.state_use = _state_use([before.shape, after.shape], self.methods, set(self.state))
         self.eager = {ast.unparse(v) for v in after.shape.passed.values() if not isinstance(v, ast.Lambda)
                       and isinstance(v, ast.Attribute)}
+        # the exploration follows the runs that reach new code (explore.py)
+        self.arcs = ArcTracer({u.code for session in self.sessions.values() for u in session.version.units})
 
     def run(self, config: dict, identity=None):
-        ob, wb = self.sessions["before"].run(config)
-        oa, wa = self.sessions["after"].run(config)
+        with self.arcs:
+            ob, wb = self.sessions["before"].run(config)
+            oa, wa = self.sessions["after"].run(config)
         read = {**wb.read, **wa.read}
         recorded = read if identity is None else {**config, **read}
         identity = identity or frozenset(read.items())
@@ -228,17 +232,34 @@ def _coupled(pair: ComponentPair, seed: dict) -> bool:
 
 
 def _completed(pair: ComponentPair, configs: list[dict], keep: int = 6) -> list[dict]:
-    """Up to `keep` configurations of one call that returned (no exception), each with a different
-    return value: where a second call starts from (the state the first one left)."""
-    out, seen = [], set()
+    """Up to `keep` configurations of one call that returned (no exception): where a second call
+    starts from (the state the first one left). First one of each kind of result and moved state
+    left, told apart by the shape of the values (a group stored as None, as an object, none
+    stored: strings alike), then others with different values."""
+    left = []
     for c in configs:
         o, _ = pair.sessions["before"].run(c)
-        if o.returned and o.returned[0][0] is None and repr(o.returned[0][1]) not in seen:
-            seen.add(repr(o.returned[0][1]))
-            out.append({k: v for k, v in c.items() if not k.startswith("call[")})
+        if o.returned and o.returned[0][0] is None:
+            moved = next((v for k, v in o.state if k == "moved state"), ())
+            left.append(({k: v for k, v in c.items() if not k.startswith("call[")}, (o.returned[0][1], moved)))
+    out, seen = [], set()
+    for mark in (lambda v: repr(_kind_of(v)), repr):
+        for config, value in left:
             if len(out) >= keep:
-                break
+                return out
+            if mark(value) not in seen and config not in out:
+                seen.add(mark(value))
+                out.append(config)
     return out
+
+
+def _kind_of(value):
+    """A canonical value with every string alike (stand-ins print as strings)."""
+    if isinstance(value, str):
+        return "<str>"
+    if isinstance(value, (tuple, list)):
+        return tuple(_kind_of(v) for v in value)
+    return value
 
 
 def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, coverage: bool = True,
@@ -260,7 +281,8 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
             single = seed.get("call[1]", STOP) == STOP
             extended = [] if single else [
                 {**c, **seed} for c in completed.get(first, [])]
-            explored = explore(pair.run, pair.domains, [seed, *extended], max(MIN_SHARE, int(unit * weight)), stop)
+            explored = explore(pair.run, pair.domains, [seed, *extended], max(MIN_SHARE, int(unit * weight)), stop,
+                               pair.arcs.novel)
             configs += explored.configs
             reached |= explored.budget_reached
             if single:

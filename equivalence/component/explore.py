@@ -22,14 +22,17 @@ ALWAYS = ("call[", "rebind@")  # the sequence's own keys: plain values, never lo
 
 
 def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], domains: Domains, seeds: list[dict],
-            budget: int, stop: Callable[[], bool] | None = None) -> Explored:
+            budget: int, stop: Callable[[], bool] | None = None, novel: Callable[[], bool] | None = None) -> Explored:
     """`run(config, identity)` runs both versions and returns (the configuration as recorded,
     keys read -> option used, keys looked into); `identity` is a seed's own choices (None for
     the configurations the exploration adds: their identity is what they read). A seed is a
     configuration of its own, even where it differs from another only in keys no run reads (a
     preset's configurations are an exact set); `budget` counts the runs beyond the seeds.
-    `stop()` ends the exploration early when it says so."""
+    `stop()` ends the exploration early when it says so. `novel()`, as for the engine's, says
+    whether the last run reached code no run reached before: its variations jump the queue, so
+    the exploration goes where coverage grows, however many choices and calls deep."""
     order = itertools.count()
+    tier = [1]  # 0 while queueing the variations of a run that reached new code
     queue: list = []
     queued: set[frozenset] = set()
     done: set[frozenset] = set()
@@ -41,18 +44,19 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         frozen = frozenset(config.items())
         if again or frozen not in queued:
             queued.add(frozen)
-            heapq.heappush(queue, (len(config), next(order), config, None))
+            heapq.heappush(queue, (tier[0], len(config), next(order), config, None))
 
     def expand(context: dict, key: str, used) -> None:
         for option in domains.options[key]:
             if option != used:
                 push({**context, key: option})
 
-    def follow(explicit: dict, read: dict, touched: set) -> None:
+    def follow(explicit: dict, read: dict, touched: set, new_code: bool = False) -> None:
         """Queue what this run makes worth trying (see the module docstring)."""
         newly = {k for k in touched if k not in touched_ever and k in contexts}
         touched_ever.update(touched)
         fixed = domains.fixed
+        tier[0] = 0 if new_code else 1
         for key, option in reversed(read.items()):  # the keys read last first: get further into the code
             if key in explicit or key in fixed:
                 continue
@@ -61,6 +65,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
             # into: its None is tried too
             if key in touched_ever or len(domains.options[key]) > 2 or key.endswith(")") or key.startswith(ALWAYS):
                 expand(explicit, key, option)
+        tier[0] = 1
         grown = domains.take_grown()
         if grown or newly:
             for key in list(dict.fromkeys([*grown, *sorted(newly)])):
@@ -81,7 +86,8 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         if stop is not None and stop():
             return False
         # a seed's choices all stand; an added configuration's only where they were read
-        follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched)
+        follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched,
+               novel is not None and novel())
         return True
 
     pending = collections.deque(seeds)  # in order, before anything the runs add
@@ -94,7 +100,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
                 config = pending.popleft()
                 if not step(config, frozenset(config.items())):
                     break
-            elif not step(*heapq.heappop(queue)[2:]):
+            elif not step(*heapq.heappop(queue)[3:]):
                 break
     return out
 

@@ -224,7 +224,6 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
             defaults = {name: default_options(d) for name, d in left.items() if name not in args}
         if defaults:
             body = passing_defaults(body, site.call)
-        body = _returning_locals(body)
     else:
         if ext.method is None or ext.method_kind != "instance":
             raise LoadError(f"{ext.tree.path(ext.source_rel)}:{ext.class_node.lineno}: nothing in {ext.class_name} "
@@ -277,30 +276,6 @@ def _live_out(ext: Extraction, statements: list[ast.stmt]) -> list[str]:
     read = {n.id for n in ast.walk(method) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
             and id(n) not in inside}
     return sorted(bound & read)
-
-
-def _returning_locals(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The call site's statements, then `return` the locals they bind (`reserved_mem += self.m()`:
-    what the rest of the method goes on with is observed too, as the value returned)."""
-    bound: list[str] = []
-    todo = list(body)
-    while todo:
-        n = todo.pop(0)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
-                          ast.DictComp, ast.GeneratorExp)):
-            continue
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in bound:
-            bound.append(n.id)
-        todo.extend(ast.iter_child_nodes(n))
-    if not bound or isinstance(body[-1], (ast.Return, ast.Raise)):
-        return body
-    last = body[-1]
-    ret = ast.parse(f"return tuple(map(locals().get, {tuple(bound)!r}))").body[0]
-    for n in ast.walk(ret):
-        if "lineno" in n._attributes:
-            n.lineno = n.end_lineno = last.end_lineno
-            n.col_offset, n.end_col_offset = last.col_offset, last.col_offset
-    return [*body, ret]
 
 
 def _caller(ext: Extraction) -> Caller:
