@@ -34,13 +34,13 @@ from equivalence.versions.revisions import RevisionError, Series
 
 EPILOG = """\
 with --component CLASS.ATTR (a component extraction):
-  Runs sequences of up to 3 calls of the moved methods on both versions through their public path
-  (before: owner.m(...); after: owner.ATTR.m(...), or the delegation), in one world, the owner built
-  by the statements of __init__ that build the component (or set up the state it takes over) and
-  rebinding, between calls, what it rebinds elsewhere (a value captured where a getter was needed
-  shows the old one). Observed: every event, each call's outcome, the owner's state but what moved,
-  and the moved state where each version keeps it. Static check: each moved body against its origin,
-  in the owner's terms. See docs/extract_component.md.
+  Runs each moved method alone and every ordered pair of them on both versions through their
+  public path (before: owner.m(...); after: owner.ATTR.m(...), or the delegation), in one world,
+  the owner built by the statements of __init__ that build the component (or set up the state it
+  takes over) and rebinding, between calls, what it rebinds elsewhere (a value captured where a
+  getter was needed shows the old one). Observed: every event, each call's outcome, the owner's
+  state but what moved, and the moved state where each version keeps it. Static check: each moved
+  body against its origin, in the owner's terms. See docs/extract_component.md.
 
 with --method (any extraction):
   Imports the real modules holding CLASS.METHOD in each version (torch real, the rest of the
@@ -49,7 +49,7 @@ with --method (any extraction):
   choice per access path shared by both versions; what to vary (and which values) is derived
   from the code and from how it uses what it reads. Observed: calls with their arguments,
   writes, logs, the exception, the return value. Also compares the moved code with the old
-  body statically (static check). See README "Reviewing any extraction".
+  body statically (static check). See docs/proof.md.
 
 without --method (PR #31147's preset, ModelRunner.configure_kv_cache_dtype):
   The same engine, with the inputs the review names given their values (the kv string, the

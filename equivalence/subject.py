@@ -1,6 +1,7 @@
-"""What `python -m equivalence` checks, as the command line sees it. Two kinds implement it: any
-method (`subjects/method.py`, `--method CLASS.METHOD`) and PR #31147's preset
-(`presets/kv_dtype/preset.py`); `subjects.choose` picks one. Imports nothing heavy (no torch):
+"""What `python -m equivalence` checks, as the command line sees it. Three kinds implement it: any
+method (`subjects/method.py`, `--method CLASS.METHOD`), a component (`subjects/component.py`,
+`--component CLASS.ATTR`) and PR #31147's preset (`presets/kv_dtype/preset.py`);
+`subjects.choose` picks one. Imports nothing heavy (no torch):
 the command line validates its options and checks its paths through it first."""
 
 from __future__ import annotations
