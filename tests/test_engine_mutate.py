@@ -237,3 +237,22 @@ def test_release_after_extract_method(method, caller_kinds):
                                           target: (ext.function.lineno, ext.function.end_lineno)})
     assert {m.file_rel for m in mutants} == {MR, target}
     assert {m.kind for m in mutants if m.file_rel == MR} == caller_kinds
+
+
+def test_a_none_the_code_compares_through_a_method_becomes_the_literal(tmp_path):
+    """`getattr(c, "algo", None)` then `isinstance(algo, str) and algo.upper() == "FP8"`: any other
+    string takes None's path, so the None becomes the literal the code compares the name with."""
+    got = _summary(tmp_path, 'algo = getattr(self.c, "algo", None)\n'
+                             'if isinstance(algo, str) and algo.upper() == "FP8":\n    return 1\n')
+    assert ("const", 'algo = getattr(self.c, "algo", "FP8")') in got
+    assert not any("<mutant>" in line for _, line in got)
+
+
+def test_a_none_only_probed_by_getattr_is_no_mutant(tmp_path):
+    """`q = getattr(m, "q", None)` read only by `getattr(q, "a", None)`: a string there is None's
+    equal (str has no `a`), so no input could kill it; the second None still is a mutant."""
+    got = _summary(tmp_path, 'q = getattr(self.m, "q", None)\nself.a = getattr(q, "a", None)\n')
+    nones = [line for kind, line in got if kind == "const" and "<mutant>" in line]
+    assert nones == ['self.a = getattr(q, "a", "<mutant>")']
+    got = _summary(tmp_path / "upper", 'q = getattr(self.m, "q", None)\nself.a = getattr(q, "upper", None)\n')
+    assert ("const", 'q = getattr(self.m, "q", "<mutant>")') in got  # a string has .upper: told apart

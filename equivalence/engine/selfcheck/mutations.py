@@ -83,11 +83,61 @@ def _change_constant(unit, node: ast.Constant):
     elif isinstance(value, str):
         new = _quoted(value + "_mutant", unit.source(node))
     elif value is None:
-        new = NONE_BECOMES
+        new = _none_becomes(unit, node)
+        if new is None:
+            return
     else:
         return
     yield Edit("const", node.lineno, f"`{_short(unit.source(node))}` becomes `{_short(new)}`",
                [(unit.start(node), unit.end(node), new)])
+
+
+def _none_becomes(unit, node: ast.Constant) -> str | None:
+    """What a `None` becomes: when it is (part of) the value of `v = ...` and the code compares `v`
+    (or `v.m()`) with a string literal, that literal, which takes another path than None where a
+    mere string may not (`getattr(c, "algo", None)` then `isinstance(algo, str) and algo.upper() ==
+    "FP8"`: any other string goes where None goes); else NONE_BECOMES. None (no mutant) when `v` is
+    only ever read by `getattr(v, "name", ...)` / `hasattr(v, "name")` of a name no string has:
+    a string there is None's equal, and the mutant could not be told apart by any input."""
+    statement = node
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = unit.parents.get(id(statement))
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1 \
+            or not isinstance(statement.targets[0], ast.Name):
+        return NONE_BECOMES
+    name = statement.targets[0].id
+    if _only_probed(unit.fn, name):
+        return None
+    for n in ast.walk(unit.fn):
+        if not isinstance(n, ast.Compare) or not all(isinstance(op, (ast.Eq, ast.NotEq)) for op in n.ops):
+            continue
+        sides = [n.left, *n.comparators]
+        if any(_rooted_at(x, name) for x in sides):
+            literal = next((x for x in sides if isinstance(x, ast.Constant) and isinstance(x.value, str)), None)
+            if literal is not None:
+                return unit.source(literal)  # as the code spells it
+    return NONE_BECOMES
+
+
+def _only_probed(fn: ast.AST, name: str) -> bool:
+    """Every read of `name` in `fn` is the object of getattr/hasattr with a literal attribute `str` lacks."""
+    probed, reads = set(), []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+            reads.append(n)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr") \
+                and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == name \
+                and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str) \
+                and not hasattr(str, n.args[1].value):
+            probed.add(id(n.args[0]))
+    return bool(reads) and all(id(r) in probed for r in reads)
+
+
+def _rooted_at(node: ast.AST, name: str) -> bool:
+    """`name`, `name.a`, `name.m()`, `name.m().n()`: a value read off the name."""
+    while isinstance(node, (ast.Attribute, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _quoted(value: str, source: str) -> str:
