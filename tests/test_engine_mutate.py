@@ -256,3 +256,29 @@ def test_a_none_only_probed_by_getattr_is_no_mutant(tmp_path):
     assert nones == ['self.a = getattr(q, "a", "<mutant>")']
     got = _summary(tmp_path / "upper", 'q = getattr(self.m, "q", None)\nself.a = getattr(q, "upper", None)\n')
     assert ("const", 'q = getattr(self.m, "q", "<mutant>")') in got  # a string has .upper: told apart
+
+
+def test_the_call_site_of_a_moved_function_is_never_dropped(tmp_path):
+    """No wrapper left (extract_method --no-wrapper): dropping the statement that calls the
+    function leaves a version that calls it nowhere, which the harness refuses to load: no mutant;
+    the other statements of the call site are still dropped."""
+    root = write_tree(tmp_path, {
+        "pkg/runner.py": """\
+            from pkg import hooks
+
+
+            class Runner:
+                def __init__(self):
+                    total = 1
+                    total += hooks.work(self)
+                    total = max(total, 8)
+                    self.total = total
+            """,
+        "pkg/hooks.py": """\
+            def work(runner):
+                return runner.size * 2
+            """})
+    found = method_mutants(root, "pkg/runner.py", "Runner", "work")
+    dropped = [_changes(root, m.file_rel, m)[0] for m in found if m.kind == "drop"]
+    assert "total += hooks.work(self)" not in dropped
+    assert dropped, "the statements around the call are mutated still"

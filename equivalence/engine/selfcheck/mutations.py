@@ -47,13 +47,23 @@ def for_node(unit, node: ast.AST):
                     (unit.start(node.orelse), unit.end(node.orelse), unit.source(node.body))])
     elif isinstance(node, ast.Call):
         yield from _swap_positional(unit, node)
-    if isinstance(node, DROPPABLE) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+    if (isinstance(node, DROPPABLE) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))) \
+            and not _holds_the_only_call(unit, node):
         yield Edit("drop", node.lineno, f"`{_short(unit.source(node))}` dropped", [(unit.start(node), unit.end(node), "pass")])
     if unit.role == "core" and unit.self_name and isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         for target in _targets(node):
             if is_attribute_of(target, unit.self_name):
                 yield Edit("write", node.lineno, f"writes {unit.source(target)}_mutant instead of {unit.source(target)}",
                            [(unit.end(target), unit.end(target), "_mutant")])
+
+
+def _holds_the_only_call(unit, node: ast.AST) -> bool:
+    """A call site's statement calling the extracted function (no wrapper): without it the version
+    calls the function nowhere, is no extraction at all, and the harness refuses to load it."""
+    if unit.role != "caller" or unit.fn is getattr(unit.ext, "wrapper", None):
+        return False
+    calls = {id(call) for call, _ in unit.calls}
+    return any(id(n) in calls for n in ast.walk(node))
 
 
 def _flip_comparisons(unit, node: ast.Compare):
