@@ -284,6 +284,12 @@ def _first_same(p: dict, earlier: list[dict], value: Callable[[dict], object]) -
     return next((q for q in earlier if value(q) == value(p)), None)
 
 
+def _unplaced(entries: list[dict]) -> list[dict]:
+    """Entries without the line an argument raised at (a step moves the call: the same difference)."""
+    return [{**d, "raises": {**d["raises"], "argument": d["raises"]["argument"].rpartition(": ")[2]}}
+            if d.get("raises") else d for d in entries]
+
+
 def difference_sections(p: dict, example_line: Callable[[dict], str] = _choices, earlier: list[dict] = ()) -> list[str]:
     """A pair's divergences, classified differences and what was not modelled, in Markdown,
     each kind with its smallest configuration (`example_line(entry)`) and both observations.
@@ -296,7 +302,7 @@ def difference_sections(p: dict, example_line: Callable[[dict], str] = _choices,
         if not entries:
             continue
         out += ["", f"### {title}: {_named(p)}"]
-        same = _first_same(p, earlier, lambda q: q.get(key, [])) if key != "divergences" else None
+        same = _first_same(p, earlier, lambda q: _unplaced(q.get(key, []))) if key != "divergences" else None
         if same:
             kinds = ", ".join(f"{d['kind']} in {d['count']} configurations" for d in entries)
             out.append(f"- the same as {_named(same)}: {kinds}, with the same smallest configurations and observations")

@@ -145,7 +145,8 @@ class Session:
 
     def _in_arguments(self, error: BaseException) -> str:
         """`file:line: argument` when the exception left the caller of the extracted function
-        (the wrapper, else the call site) while it evaluated that call's arguments, else ""."""
+        (the wrapper, else the call site) while it evaluated that call's arguments, else "". The
+        file as the package names it (the same in every copy of a version: reports compare)."""
         caller = self.version.caller
         if not caller.arguments:
             return ""
@@ -155,7 +156,7 @@ class Session:
                 line, end_line, col, end_col = self.caller_positions[tb.tb_lasti // 2]
                 for name, (l1, c1, l2, c2) in caller.arguments:
                     if line is not None and col is not None and (l1, c1) <= (line, col) and (end_line, end_col) <= (l2, c2):
-                        return f"{self.version.ext.tree.path(self.version.ext.source_rel)}:{line}: {name}"
+                        return f"{self.version.ext.source_rel}:{line}: {name}"
                 return ""
             tb = tb.tb_next
         return ""
