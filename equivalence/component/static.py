@@ -1,5 +1,5 @@
 """The moved code checked statically: each moved method's body against its origin, in the owner's
-terms, and the module globals it reads value for value (`engine.judge.constants`).
+terms, and the module globals it reads value for value (`engine.judge.module_globals`).
 
 A version keeps a method's logic in the component (its method) or in the owner (the method itself,
 unless it only delegates: `return self.ATTR.m(...)`). A component body is put in the owner's terms
@@ -18,7 +18,7 @@ import copy
 import difflib
 import inspect
 
-from equivalence.engine.judge.constants import compare_constants
+from equivalence.engine.judge.module_globals import compare_constants
 from equivalence.engine.judge.static_check import Residual, StaticReport
 from equivalence.engine.judge.substitution import MapEntry
 from pysource.names import global_reads

@@ -18,11 +18,11 @@ them to. The two bodies are then aligned block by block on their normalised stat
 
 A function-level import the old body needed only to reach what is now the function's own module
 global (`from TARGET import f` in the method, `def f` in TARGET) is no difference: the global is
-compared with it as the same object (`constants.py`). Docstrings are compared as Python shows
+compared with it as the same object (`module_globals.py`). Docstrings are compared as Python shows
 them (`inspect.cleandoc`: a method's docstring moved to module level keeps its text).
 
 Residuals are for the reviewer, not failures by themselves; a changed module global is a
-divergence (`constants.py`).
+divergence (`module_globals.py`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pathlib import Path
 
 from pysource.modules import import_bindings, source_segment
 from pysource.names import child_blocks
-from equivalence.engine.judge.constants import ConstantCheck, compare_constants
+from equivalence.engine.judge.module_globals import ConstantCheck, compare_constants
 from pysource.extraction import Extraction, locate
 from equivalence.engine.judge.substitution import Logic, MapEntry, StaticCheckError, caller_note, logic_of, own_parameters
 
