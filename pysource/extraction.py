@@ -72,7 +72,7 @@ class CallSite:
 
 @dataclass
 class Extraction:
-    tree: Checkout  # the version's files
+    files: Checkout  # the version's files
     source_rel: str
     class_name: str
     method_name: str
@@ -103,7 +103,7 @@ class Extraction:
         return self.method, self.source_rel
 
     def text(self, rel: str) -> str:
-        return self.tree.text(rel)
+        return self.files.text(rel)
 
 
 def locate(root: Path, source_rel: str, class_name: str, method_name: str,

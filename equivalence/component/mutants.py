@@ -16,10 +16,10 @@ def _units(v: Prepared) -> list[_Unit]:
     tree = shape.tree
     out = []
     if shape.component is not None:
-        ext = SimpleNamespace(source_rel=shape.component_rel, class_node=shape.component, text=tree.text, tree=tree)
+        ext = SimpleNamespace(source_rel=shape.component_rel, class_node=shape.component, text=tree.text, files=tree)
         for node in shape.component_methods.values():
             out.append(_Unit(ext, shape.component_rel, node, list(node.body), "core"))
-    owner = SimpleNamespace(source_rel=shape.owner_rel, class_node=shape.owner, text=tree.text, tree=tree)
+    owner = SimpleNamespace(source_rel=shape.owner_rel, class_node=shape.owner, text=tree.text, files=tree)
     for name in sorted(v.real):
         node = shape.methods[name]
         if shape.builder is not None and name == shape.builder.name:

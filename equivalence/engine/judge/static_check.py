@@ -120,7 +120,7 @@ def static_check(before: Extraction, after: Extraction) -> StaticReport:
     old, new = logic_of(before, own), logic_of(after, own)
     old_imports, new_imports = _local_imports(old), _local_imports(new)
     uses = _dotted(old.body) | _dotted(new.body)
-    constants = compare_constants(before.tree, old.rel, after.tree, new.rel, new.global_reads, old_imports,
+    constants = compare_constants(before.files, old.rel, after.files, new.rel, new.global_reads, old_imports,
                                   new_imports, uses)
     same = {c.name for c in constants if c.equal}
     absorbed = {id(stmt) for name, stmt in old_imports.items() if name not in new_imports

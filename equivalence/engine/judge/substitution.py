@@ -76,7 +76,7 @@ def logic_of(ext: Extraction, own: set[str]) -> Logic:
                      global_reads=reads - {self_name})
     call = ext.call
     if call is None:
-        raise StaticCheckError(f"{ext.tree.path(rel)}:{node.lineno}: nothing calls {node.name}, so no call "
+        raise StaticCheckError(f"{ext.files.path(rel)}:{node.lineno}: nothing calls {node.name}, so no call "
                                f"gives its parameters' values")
     caller_self = _caller_self(ext)
     loads, entries = _parameter_map(params, defaults, call, own, caller_self)

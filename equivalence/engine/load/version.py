@@ -123,7 +123,7 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
     units += _method_units(ext, cls, modules)
     local = [(source_rel, site_node, {*entry_args, PASSED})] + [(u.rel, u.node, set()) for u in units if u.role != "call site"]
     try:
-        inputs = derive(local, {rel: ext.tree.parse(rel) for rel in rels}, package, set(HELPERS), ext.tree.canonical,
+        inputs = derive(local, {rel: ext.files.parse(rel) for rel in rels}, package, set(HELPERS), ext.files.canonical,
                         real_inputs)
     except SyntaxError as e:  # already parsed by locate: not expected
         raise LoadError(f"{e.filename}:{e.lineno}: {e.msg}") from None
@@ -160,7 +160,7 @@ def _import(ext: Extraction, rels: list[str], label: str, package: str) -> tuple
         try:
             with PrivateModules(scope, prefixes=(package,)):
                 for rel in rels:
-                    modules[rel] = exec_module(module_name(rel), ext.tree.path(rel), ext.tree.parse(rel))
+                    modules[rel] = exec_module(module_name(rel), ext.files.path(rel), ext.files.parse(rel))
             scope.compared = {**scope.compared, **{n: literals[n] for n in pretend if n in literals}}
             return scope, modules
         except CouldNotImport as e:
@@ -180,7 +180,7 @@ def _import(ext: Extraction, rels: list[str], label: str, package: str) -> tuple
 
 def _the_class(module: types.ModuleType, ext: Extraction) -> type:
     cls = module.__dict__.get(ext.class_name)
-    path = ext.tree.path(ext.source_rel)
+    path = ext.files.path(ext.source_rel)
     if not isinstance(cls, type) or cls.__module__ != module.__name__:
         raise LoadError(f"{path}:{ext.class_node.lineno}: {ext.class_name} is not the class defined in the file ({cls!r})")
     return cls
@@ -196,13 +196,13 @@ def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
         role = {"wrapper": "wrapper", "static": "static method"}.get(ext.shape, "method")
         fn = _function(cls.__dict__.get(ext.method_name))
         if not isinstance(fn, types.FunctionType):
-            raise LoadError(f"{ext.tree.path(ext.source_rel)}:{ext.method.lineno}: {ext.class_name}.{ext.method_name} "
+            raise LoadError(f"{ext.files.path(ext.source_rel)}:{ext.method.lineno}: {ext.class_name}.{ext.method_name} "
                             f"is not the function from the file ({fn!r})")
         out.append(Unit(role, fn.__code__, ext.method, ext.source_rel))
     if ext.function is not None:
         fn = modules[ext.target_rel].__dict__.get(ext.function.name)
-        if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename != ext.tree.path(ext.target_rel):
-            raise LoadError(f"{ext.tree.path(ext.target_rel)}:{ext.function.lineno}: {ext.function.name} is not the "
+        if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename != ext.files.path(ext.target_rel):
+            raise LoadError(f"{ext.files.path(ext.target_rel)}:{ext.function.lineno}: {ext.function.name} is not the "
                             f"function from the file ({fn!r})")
         out.append(Unit("function", fn.__code__, ext.function, ext.target_rel))
     return out
@@ -226,7 +226,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
             body = passing_defaults(body, site.call)
     else:
         if ext.method is None or ext.method_kind != "instance":
-            raise LoadError(f"{ext.tree.path(ext.source_rel)}:{ext.class_node.lineno}: nothing in {ext.class_name} "
+            raise LoadError(f"{ext.files.path(ext.source_rel)}:{ext.class_node.lineno}: nothing in {ext.class_name} "
                             f"calls {ext.method_name}, and it is not an instance method to call directly")
         params = ext.method.args
         positional = [a.arg for a in params.posonlyargs + params.args][1:]
@@ -255,7 +255,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
     for a in fn.args.args:
         ast.copy_location(a, body[0])
     namespace: dict = {}
-    code = compile(ast.Module(body=[fn], type_ignores=[]), ext.tree.path(ext.source_rel), "exec")
+    code = compile(ast.Module(body=[fn], type_ignores=[]), ext.files.path(ext.source_rel), "exec")
     exec(code, module.__dict__, namespace)
     entry = namespace[ENTRY]
     entry.live_out = live

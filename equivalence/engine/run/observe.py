@@ -77,13 +77,13 @@ class Session:
         self.globals += [(module, name, g.key, [OPAQUE]) for (module, name, _), g in zip(self.real, shared)]
         self.raised_at: str | None = None  # where the last run's exception was raised (why_not_run)
         self.want_where = False
-        self.files = {version.ext.tree.path(rel) for rel in version.modules}
+        self.files = {version.ext.files.path(rel) for rel in version.modules}
         caller = version.caller
         self.caller_positions = list(caller.code.co_positions()) if caller.code is not None else []
         self.namespaces = frozenset(id(m.__dict__) for m in version.modules.values())
-        self.trees = {version.ext.tree.path(rel): version.ext.tree.parse(rel) for rel in version.modules}
+        self.trees = {version.ext.files.path(rel): version.ext.files.parse(rel) for rel in version.modules}
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
-                                       lambda qualname: hints.key(version.ext.tree.canonical(qualname)))
+                                       lambda qualname: hints.key(version.ext.files.canonical(qualname)))
 
     def run(self, config: dict) -> tuple[Observation, World]:
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)

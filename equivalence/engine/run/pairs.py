@@ -78,7 +78,7 @@ class Pair:
                  tuple(dict.fromkeys(before.inputs.keys + after.inputs.keys)),
                  tuple(dict.fromkeys(before.inputs.lengths + after.inputs.lengths)),
                  tuple(dict.fromkeys(before.inputs.items + after.inputs.items))[:8])
-        shared = {side: target_defs(v.ext.target_rel, v.ext.function and v.ext.function.name, v.inputs, v.ext.tree.parse,
+        shared = {side: target_defs(v.ext.target_rel, v.ext.function and v.ext.function.name, v.inputs, v.ext.files.parse,
                                     o.inputs)
                   for side, v, o in (("before", before, after), ("after", after, before))}
         self.sessions = {side: Session(v, domains, pools, hints, shared[side])
@@ -270,7 +270,7 @@ def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, 
 
 def measure_coverage(session: Session, configs: list[dict]) -> Coverage:
     units = session.version.units
-    constants = {u.code: fixed_names(session.version.ext.tree.parse(u.rel), u.node) for u in units}
+    constants = {u.code: fixed_names(session.version.ext.files.parse(u.rel), u.node) for u in units}
     tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units}, constants)
     return trace_until_done(tracer, session.run, configs)
 

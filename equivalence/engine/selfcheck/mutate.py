@@ -254,7 +254,7 @@ class _Unit:
         if docstring is not None:
             skip.update(id(m) for m in ast.walk(docstring))
         # code no input can run (`if DEBUG:` with DEBUG = False): a mutant there changes nothing
-        for dead in dead_code(self.fn, fixed_names(self.ext.tree.parse(self.rel), self.fn)):
+        for dead in dead_code(self.fn, fixed_names(self.ext.files.parse(self.rel), self.fn)):
             skip.update(id(m) for m in ast.walk(dead))
         found = [n for region in self.regions for n in ast.walk(region) if id(n) not in skip and hasattr(n, "lineno")]
         return sorted(found, key=lambda n: (n.lineno, n.col_offset))

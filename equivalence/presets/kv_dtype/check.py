@@ -37,7 +37,7 @@ def literals(versions: list[Version]) -> list[str]:
         code = [(u.rel, u.node) for u in version.units if u.role not in ("call site", "wrapper")]
         code += version.inputs.helpers
         for rel, node in code:
-            out += string_literals([node], version.ext.tree.parse(rel), skip_annotations)
+            out += string_literals([node], version.ext.files.parse(rel), skip_annotations)
     return list(dict.fromkeys(out))
 
 
