@@ -32,7 +32,8 @@ class Explored:
 
 
 def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], domains: Domains, seeds: list[dict],
-            budget: int, stop: Callable[[], bool] | None = None, novel: Callable[[], bool] | None = None) -> Explored:
+            budget: int, stop: Callable[[], bool] | None = None, novel: Callable[[], bool] | None = None,
+            read_last_first: bool = False, always_varied: Callable[[str], bool] | None = None) -> Explored:
     """`run(config, identity)` runs both versions and returns (the configuration as recorded,
     keys read -> option used, keys looked into); `identity` is a seed's own choices (None for
     the configurations the exploration adds: their identity is what they read). A seed is a
@@ -42,7 +43,9 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
     last run reached code no run reached before (a new arc between lines of the code under test):
     such a run is varied further first (its variations jump the queue) and more widely (also
     each key it read at a plain stand-in takes None), so that the exploration goes where
-    coverage grows, however many choices deep."""
+    coverage grows, however many choices deep. `read_last_first`: the keys a run read last are
+    varied first (within a number of choices); `always_varied(key)`: a key varied whatever its
+    options (one the code keeps without looking into it)."""
     order = itertools.count()
     tier = [1]  # 0 while queueing the variations of a run that reached new code
     queue: list = []
@@ -69,12 +72,13 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         touched_ever.update(touched)
         fixed = domains.fixed
         tier[0] = 0 if new_code else 1
-        for key, option in read.items():
+        for key, option in reversed(read.items()) if read_last_first else read.items():
             if key in explicit or key in fixed:
                 continue
             contexts.setdefault(key, []).append(explicit)
             options = domains.options[key]
-            if key in touched_ever or len(options) > 2 or (len(options) == 2 and options != GENERIC):
+            if key in touched_ever or len(options) > 2 or (len(options) == 2 and options != GENERIC) \
+                    or (always_varied is not None and always_varied(key)):
                 expand(explicit, key, option)
             elif new_code:  # a probe: followed further only if it reaches new code itself
                 expand(explicit, key, option, probe=True)
