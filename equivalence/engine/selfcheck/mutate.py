@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from equivalence.engine.load.literals import fixed_names
 from equivalence.engine.run.coverage import dead_code
@@ -50,7 +51,13 @@ def method_mutants(root: Path, source_rel: str, class_name: str, method_name: st
 
 
 def mutants_of(ext: Extraction, limit: int = 30) -> list[Mutant]:
-    units = _units(ext)
+    return from_units(_units(ext), limit)
+
+
+def from_units(units: list[Unit], limit: int = 30,
+               where: Callable[[Unit, Edit], str] = lambda unit, edit: f"L{edit.line}") -> list[Mutant]:
+    """Up to `limit` mutants of the units' code, the kinds taken in turn and each kind's edits
+    alternating between the units; a mutant is named `KIND@WHERE` (`#2`, ... when repeated)."""
     per_unit = [{kind: [] for kind in KINDS} for _ in units]
     for unit, kinds in zip(units, per_unit):
         for edit in unit.candidates():
@@ -64,7 +71,7 @@ def mutants_of(ext: Extraction, limit: int = 30) -> list[Mutant]:
                 text = unit.apply(edit)
                 if text is None:
                     continue
-                base = f"{kind}@L{edit.line}"
+                base = f"{kind}@{where(unit, edit)}"
                 seen_ids[base] = seen_ids.get(base, 0) + 1
                 mutant_id = base if seen_ids[base] == 1 else f"{base}#{seen_ids[base]}"
                 out.append(Mutant(mutant_id, edit.description, kind, unit.rel, edit.line, {unit.rel: text}))
@@ -82,7 +89,7 @@ def controls_of(ext: Extraction) -> list[Mutant]:
     differences that are not there (or does not run the mutant at all); one that lets the real
     mutants survive sees too little."""
     core, rel = ext.core
-    unit = _Unit(ext, rel, core, list(core.body), "core")
+    unit = Unit(ext, rel, core, list(core.body), "core")
     out = []
     for kind, edit in ((k, e) for k, e in _control_edits(unit) if e is not None):
         text = unit.apply(edit, same_ast_ok=kind in ("control-comment",))
@@ -91,7 +98,7 @@ def controls_of(ext: Extraction) -> list[Mutant]:
     return out
 
 
-def _control_edits(unit: "_Unit"):
+def _control_edits(unit: "Unit"):
     body = [s for s in unit.fn.body if s is not _docstring(unit.fn)] or unit.fn.body
     first = body[0]
     indent = " " * first.col_offset
@@ -105,12 +112,12 @@ def _control_edits(unit: "_Unit"):
     yield "control-rename", _local_rename(unit)
 
 
-def _own_line(unit: "_Unit", stmt: ast.stmt) -> bool:
+def _own_line(unit: "Unit", stmt: ast.stmt) -> bool:
     line = unit.lines[stmt.lineno - 1]
     return not line.encode()[: stmt.col_offset].strip() and stmt.end_lineno is not None
 
 
-def _independent_swap(unit: "_Unit") -> Edit | None:
+def _independent_swap(unit: "Unit") -> Edit | None:
     """Two adjacent simple statements of one block, each on lines of its own, one binding a local
     to a literal (no effect, cannot raise) and the other not naming that local, outside any `try`
     (whose handler could read it): their order cannot show."""
@@ -148,7 +155,7 @@ def _blocks(fn: ast.AST):
                 yield block
 
 
-def _local_rename(unit: "_Unit") -> Edit | None:
+def _local_rename(unit: "Unit") -> Edit | None:
     """A local first bound by a top-level plain assignment of the function, never in an f-string,
     a nested scope, a `global`/`nonlocal` or `del`, renamed `NAME_renamed` at each of its uses."""
     fn = unit.fn
@@ -188,7 +195,7 @@ def _alternate(lists: list[list]) -> list:
     return out
 
 
-class _Unit:
+class Unit:
     """A function of one file to mutate: `regions` are the nodes edits may touch (its body, or the
     call-site statements of a method); `role` is "core" (the logic) or "caller"."""
 
@@ -273,15 +280,15 @@ def _docstring(fn: ast.FunctionDef) -> ast.stmt | None:
     return None
 
 
-def _units(ext: Extraction) -> list[_Unit]:
+def _units(ext: Extraction) -> list[Unit]:
     core, rel = ext.core
-    units = [_Unit(ext, rel, core, list(core.body), "core")]
+    units = [Unit(ext, rel, core, list(core.body), "core")]
     if ext.wrapper is not None:
-        units.append(_Unit(ext, ext.source_rel, ext.wrapper, list(ext.wrapper.body), "caller",
+        units.append(Unit(ext, ext.source_rel, ext.wrapper, list(ext.wrapper.body), "caller",
                            [(ext.call.node, ext.call.statement)]))
     elif ext.shape in ("static", "moved"):
         methods = {f.name: f for f in ext.class_node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for site in ext.call_sites:
-            units.append(_Unit(ext, ext.source_rel, methods[site.method], site.statements, "caller",
+            units.append(Unit(ext, ext.source_rel, methods[site.method], site.statements, "caller",
                                [(site.call, site.statements[0])]))
     return units
