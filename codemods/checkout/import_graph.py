@@ -19,6 +19,7 @@ import re
 from collections import deque
 from typing import Iterable, Iterator, Optional
 
+from pysource import parsing
 from pysource.checkout import Checkout
 from pysource.modules import absolute_module
 
@@ -185,3 +186,22 @@ def _runs_on_import(data: bytes, at: int, indent: int) -> bool:
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def module_imports(text: Optional[str], module: str, package: str, checkout: Checkout) -> set[tuple[str, str]]:
+    """(importer, imported module) for each top-level import of `text` (`from pkg import name`:
+    also `pkg.name` when that is a module of the package)."""
+    if not text:
+        return set()
+    modules = checkout.modules()
+    edges = set()
+    for node in parsing.parse(text).body:
+        if isinstance(node, ast.Import):
+            edges |= {(module, a.name) for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = absolute_module(node, package)
+            if base is None:
+                continue
+            edges.add((module, base))
+            edges |= {(module, f"{base}.{a.name}") for a in node.names if f"{base}.{a.name}" in modules}
+    return edges

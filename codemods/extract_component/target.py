@@ -10,7 +10,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.checkout.import_graph import ImportGraph
+from codemods.checkout.import_graph import ImportGraph, module_imports
 from codemods.core.errors import Refusal
 from codemods.core.formatting import format_module, format_statement
 from codemods.extract_component.design import Design
@@ -21,7 +21,6 @@ from codemods.syntax.target_module import merge_into
 from codemods.syntax.travelling_code import Annotations, free_names, travelling_code
 from codemods.syntax.type_checking import add_type_checking_imports
 from pysource import parsing
-from pysource.modules import absolute_module
 
 FUTURE = "from __future__ import annotations\n"
 PROVIDED = {"dataclass", "field", "Any", "Callable", "Optional", "TYPE_CHECKING"}
@@ -93,31 +92,13 @@ def add_class(run, old: Optional[str], class_code: str, design: Design) -> str:
                       lambda name: f"{run.source}:{binding_line(text, name) or 1}")
 
 
-def module_imports(text: Optional[str], module: str, package: str, modules: dict) -> set[tuple[str, str]]:
-    """(importer, imported) for each top-level import of `text`."""
-    if not text:
-        return set()
-    edges = set()
-    for node in parsing.parse(text).body:
-        if isinstance(node, ast.Import):
-            edges |= {(module, a.name) for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = absolute_module(node, package)
-            if base is None:
-                continue
-            edges.add((module, base))
-            edges |= {(module, f"{base}.{a.name}") for a in node.names if f"{base}.{a.name}" in modules}
-    return edges
-
-
 def check_cycles(run, old_target: Optional[str], new_target: str, owner_imports_target: bool = True) -> None:
     """Refuse when the imports a step adds close an import cycle: the owner's module importing the
     target, or the target importing what the moved code needs."""
     design = run.design
-    modules = run.ctx.checkout.modules()
     package = design.target_module.rpartition(".")[0]
-    added = sorted(module_imports(new_target, design.target_module, package, modules)
-                   - module_imports(old_target, design.target_module, package, modules))
+    added = sorted(module_imports(new_target, design.target_module, package, run.ctx.checkout)
+                   - module_imports(old_target, design.target_module, package, run.ctx.checkout))
     edges = ([(run.source_module, design.target_module)] if owner_imports_target else []) + added
     cycle = ImportGraph(run.ctx.checkout).cycle_closed_by(edges)
     if cycle is None:

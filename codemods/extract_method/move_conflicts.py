@@ -10,16 +10,13 @@ import stays where it was, so it adds no edge.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Optional
 
-from pysource import parsing
 from pysource.checkout import Checkout
 from codemods.syntax.nodes import binding_line
 from codemods.core.errors import Conflicts, Location, Refusal
-from pysource.modules import absolute_module
-from codemods.checkout.import_graph import ImportGraph
+from codemods.checkout.import_graph import ImportGraph, module_imports
 from codemods.checkout.method_usages import method_usages
 from codemods.extract_method.recipe import Recipe
 
@@ -43,25 +40,6 @@ def refuse_uses(uses: list[Location], recipe: Recipe, refusal: Optional[Refusal]
         f"the tool cannot tell apart from it: step 1 makes {name} a keyword-only static method and step 2 takes "
         f"it out of the class until step 3 puts a wrapper back. Update those places first (or rename the other "
         f"class's method), then run again."))
-
-
-def module_imports(text: Optional[str], module: str, package: str, checkout: Checkout) -> set[tuple[str, str]]:
-    """(importer, imported module) for each top-level import of `text` (`from pkg import name`:
-    also `pkg.name` when that is a module of the package)."""
-    if not text:
-        return set()
-    modules = checkout.modules()
-    edges = set()
-    for node in parsing.parse(text).body:
-        if isinstance(node, ast.Import):
-            edges |= {(module, a.name) for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = absolute_module(node, package)
-            if base is None:
-                continue
-            edges.add((module, base))
-            edges |= {(module, f"{base}.{a.name}") for a in node.names if f"{base}.{a.name}" in modules}
-    return edges
 
 
 def refuse_new_cycle(checkout: Checkout, recipe: Recipe, source: Path, text: str, method_line: Optional[int],
