@@ -244,11 +244,11 @@ def _completed(pair: ComponentPair, configs: list[dict], keep: int = 6) -> list[
             left.append(({k: v for k, v in c.items() if not k.startswith("call[")}, (o.returned[0][1], moved)))
     out, seen = [], set()
     for mark in (lambda v: repr(_kind_of(v)), repr):
-        for config, value in left:
+        for config, outcome in left:
             if len(out) >= keep:
                 return out
-            if mark(value) not in seen and config not in out:
-                seen.add(mark(value))
+            if mark(outcome) not in seen and config not in out:
+                seen.add(mark(outcome))
                 out.append(config)
     return out
 
