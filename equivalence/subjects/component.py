@@ -3,27 +3,23 @@ codemods.extract_component for `--steps` and every .py file of a git revision.""
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from equivalence.engine.load.source_file import find_source
-from equivalence.subject import Subject
+from equivalence.subjects.of_a_class import OfAClass
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing
 
 CODEMOD_OPTIONS = (("--pass-owner", "pass_owner"), ("--keep-wrappers", "keep_wrappers"), ("--field", "field"),
                    ("--state", "state"))
 
 
-class ComponentSubject(Subject):
+class ComponentSubject(OfAClass):
     git_files = None
     codemod_name = "codemods.extract_component"
 
     def __init__(self, args):
+        super().__init__(args.component)
         self.args = args
-        parts = args.component.split(".")
-        self.class_name, self.attr = parts[-2:] if len(parts) > 1 else (None, None)
-        self.module = ".".join(parts[:-2]) or None
+        self.attr = self.member
         self.methods = tuple(m.strip() for m in (args.methods or "").split(",") if m.strip())
-        self._found: dict[Path, tuple[Path, str]] = {}
 
     def validate(self, args, error) -> None:
         if len(args.component.split(".")) < 2:
@@ -40,14 +36,6 @@ class ComponentSubject(Subject):
         for option in ("name", "pass_self", "move_global", "narrow", "rename", "no_wrapper", "positional"):
             if getattr(args, option):
                 error(f"--{option.replace('_', '-')} is an option of --method's codemod, not --component's")
-
-    def find(self, path: Path) -> tuple[Path, str]:
-        if path not in self._found:
-            self._found[path] = find_source(path, self.class_name, self.module)
-        return self._found[path]
-
-    def root(self, path: Path) -> Path:
-        return self.find(path)[0]
 
     def refactor(self):
         try:

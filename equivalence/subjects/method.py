@@ -3,10 +3,8 @@ codemods.extract_method for `--steps` and every .py file of a git revision."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from equivalence.engine.load.source_file import find_source
-from equivalence.subject import Subject
+from equivalence.subjects.of_a_class import OfAClass
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing
 
 CODEMOD_OPTIONS = (("--to", "to"), ("--rename", "rename"), ("--narrow", "narrow"), ("--pass-self", "pass_self"),
@@ -17,16 +15,14 @@ def codemod_options_given(args) -> list[str]:
     return [option for option, dest in CODEMOD_OPTIONS if getattr(args, dest)]
 
 
-class MethodSubject(Subject):
+class MethodSubject(OfAClass):
     git_files = None  # the class is found by scanning the package
     codemod_name = "codemods.extract_method"
 
     def __init__(self, args):
+        super().__init__(args.method)
         self.args = args
-        parts = args.method.split(".")  # validate() rejects fewer than two
-        self.class_name, self.method_name = parts[-2:] if len(parts) > 1 else (None, None)
-        self.module = ".".join(parts[:-2]) or None
-        self._found: dict[Path, tuple[Path, str]] = {}
+        self.method_name = self.member
 
     def validate(self, args, error) -> None:
         if len(args.method.split(".")) < 2:
@@ -41,15 +37,6 @@ class MethodSubject(Subject):
             error(f"--rename wants ATTR=PARAM, got {bad[0]!r}")
         if args.fix or args.intended:
             error("--fix and --intended belong to the kv preset (without --method)")
-
-    def find(self, path: Path) -> tuple[Path, str]:
-        """(the folder holding the package, the file defining the class), found once per path."""
-        if path not in self._found:
-            self._found[path] = find_source(path, self.class_name, self.module)
-        return self._found[path]
-
-    def root(self, path: Path) -> Path:
-        return self.find(path)[0]
 
     def refactor(self):
         try:
