@@ -22,7 +22,7 @@ from equivalence.component.run import MAX_CALLS, STOP, Session, Signature, seed_
 from equivalence.component.shape import read_chains, written_chains
 from equivalence.component.static import static_check
 from equivalence.component.version import Loaded, Prepared, load, prepare
-from equivalence.engine.judge.compare import CLASSIFIED, EAGER, NOT_MODELLED, is_divergence
+from equivalence.engine.judge.compare import CLASSIFIED, EAGER, NOT_MODELLED, is_divergence, kind_of_effects
 from equivalence.engine.load.errors import LoadError
 from equivalence.engine.report.report import EXPLAIN, overall
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
@@ -183,13 +183,7 @@ def classify(before: Observation, after: Observation, eager: set[str] = frozense
             return "different-return"
     if len(before.returned) != len(after.returned):
         return "different-outcome"
-    for kind, label in (("set", "different-writes"), ("call", "different-calls"), ("log", "different-logs")):
-        mine = lambda o: [e for e in o.events if e[0] == kind]  # noqa: E731
-        if mine(before) != mine(after):
-            return label
-    if before.events != after.events:
-        return "different-effect-order"
-    return "different-state"
+    return kind_of_effects(before, after)
 
 
 @dataclass

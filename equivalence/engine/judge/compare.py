@@ -120,6 +120,12 @@ def kind_of_difference(before: Observation, after: Observation) -> str:
         return "different-return"
     if before.handed_on != after.handed_on:
         return "different-handed-on"
+    return kind_of_effects(before, after)
+
+
+def kind_of_effects(before: Observation, after: Observation) -> str:
+    """How two observations that end alike differ: in their writes, calls, logs, the order of
+    their effects, else their state."""
     for kind, label in (("set", "different-writes"), ("call", "different-calls"), ("log", "different-logs")):
         mine = lambda o: [e for e in o.events if e[0] == kind]  # noqa: E731
         if mine(before) != mine(after):
