@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codemods.extract_component import refactor, write_plan
-from tests.component_trees import METHODS, TARGET, TARGET_FILE, copy_tree, spec
+from tests.component_trees import METHODS, RUNNER, TARGET, TARGET_FILE, copy_tree, spec
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures" / "components" / "exporter"
@@ -100,3 +100,35 @@ def test_usage_errors():
         run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.weight_exporter", *args],
                              capture_output=True, text=True, cwd=REPO)
         assert run.returncode == 2 and message in run.stderr, (args, run.stderr)
+
+
+def test_a_second_call_starts_from_each_kind_of_state_the_first_left(tmp_path):
+    """The first call stores a call's result in moved state and returns alike whatever it stored;
+    the second tests it for None. Within a budget of 3,000 configurations both of the second's
+    branches run only if the pairs of calls start from a first call that stored None as well as
+    from one that stored an object: starting points told apart by the state left, not only by the
+    value returned (which, told apart by that alone, covers 15/16 here)."""
+    from equivalence.component.check import Component, check
+    from equivalence.engine.load.source_file import find_source
+
+    before = copy_tree(tmp_path / "before", {RUNNER: [
+        ("        send_group = self._weights_send_group[group_name]\n",
+         "        send_group = self._weights_send_group[group_name]\n"
+         "        if send_group is None:\n"
+         "            return False, \"the group was never made\"\n"),
+        ("            self._weights_send_group[group_name].barrier()\n",
+         "            if self._weights_send_group[group_name] is not None:\n"
+         "                self._weights_send_group[group_name].barrier()\n")]})
+    after = tmp_path / "after"
+    import shutil
+
+    shutil.copytree(before, after)
+    write_plan(refactor(after, spec()))
+    versions = []
+    for label, tree in (("before", before), ("after", after)):
+        root, source = find_source(tree, "ModelRunner", None)
+        subject = Component("ModelRunner", "weight_exporter", source, None)
+        versions.append(subject.load(root, label))
+    pair = check(versions, [(versions[0], versions[1])], subject, budget=3000)["pairs"][0]
+    assert pair["verdict"] == "equivalent", pair["coverage"]
+    assert all(c["hit"] == c["branches"] == 16 for c in pair["coverage"].values()), pair["coverage"]
