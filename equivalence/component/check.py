@@ -28,7 +28,7 @@ from equivalence.engine.report.report import EXPLAIN, overall
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
 from equivalence.component.explore import explore
 from equivalence.engine.run.explore import size
-from equivalence.engine.run.pairs import ArcTracer
+from equivalence.engine.run.pairs import ArcTracer, run_both
 from equivalence.engine.run.observe import Observation, capture_logs
 from equivalence.engine.world.world import ABSENT, Domains, describe, value
 
@@ -130,20 +130,15 @@ class ComponentPair:
         self.arcs = ArcTracer({u.code for session in self.sessions.values() for u in session.version.units})
 
     def run(self, config: dict, identity=None):
-        with self.arcs:
-            ob, wb = self.sessions["before"].run(config)
-            oa, wa = self.sessions["after"].run(config)
-        read = {**wb.read, **wa.read}
-        recorded = read if identity is None else {**config, **read}
-        identity = identity or frozenset(read.items())
-        if identity not in self.seen:
-            self.seen.add(identity)
-            kind = classify(ob, oa, self.eager, read)
+        run = run_both(self.sessions, config, identity, self.arcs)
+        if run.identity not in self.seen:
+            self.seen.add(run.identity)
+            kind = classify(run.before, run.after, self.eager, run.read)
             if kind != "equal":
                 d = self.differences.setdefault(kind, Difference(kind))
-                d.configs.append(recorded)
-                d.observations.append((ob, oa))
-        return recorded, read, wb.touched | wa.touched
+                d.configs.append(run.recorded)
+                d.observations.append((run.before, run.after))
+        return run.recorded, run.read, run.touched
 
 
 def _state_use(shapes_, methods: list[str], state: set[str]) -> dict[str, tuple[set, set]]:

@@ -4,10 +4,11 @@ branch coverage of both versions."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import sys
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from equivalence.engine.judge.compare import (ALREADY_DIVERGENT, EAGER, EAGER_RAISES, EQUAL, NOT_MODELLED, classify,
                                               is_divergence, kind_of_difference)
@@ -17,7 +18,7 @@ from equivalence.engine.load.inputs import target_defs
 from equivalence.engine.load.literals import fixed_names
 from equivalence.engine.load.version import Version
 from equivalence.engine.run.observe import Observation, Session
-from equivalence.engine.world.world import Domains, Hints
+from equivalence.engine.world.world import Domains, Hints, World
 
 BUDGET = 4000  # configurations per pair, beyond a preset's own
 
@@ -98,20 +99,11 @@ class Pair:
     def run(self, config: dict, identity: frozenset | None = None) -> tuple[dict, dict, set]:
         """Both versions on `config`: (the configuration as recorded, keys read -> option, keys
         looked into). `identity`: a seed's own choices (explore.py), else what the runs read."""
-        if self.arcs is not None:
-            with self.arcs:
-                ob, wb = self.sessions["before"].run(config)
-                oa, wa = self.sessions["after"].run(config)
-        else:
-            ob, wb = self.sessions["before"].run(config)
-            oa, wa = self.sessions["after"].run(config)
-        read = {**wb.read, **wa.read}
-        recorded = read if identity is None else {**config, **read}
-        identity = identity or frozenset(read.items())
-        if identity not in self.seen:
-            self.seen.add(identity)
-            self._record(identity, recorded, ob, oa, wa)
-        return recorded, read, wb.touched | wa.touched
+        run = run_both(self.sessions, config, identity, self.arcs)
+        if run.identity not in self.seen:
+            self.seen.add(run.identity)
+            self._record(run.identity, run.recorded, run.before, run.after, run.after_world)
+        return run.recorded, run.read, run.touched
 
     def settle(self) -> None:
         """The up-front raises still unsettled: an eager read where the before version was seen to
@@ -203,6 +195,27 @@ class Baseline:
         found = any(is_divergence(k) for k in self.pair.differences)
         self.known[identity] = found
         return found
+
+
+class BothRuns(NamedTuple):
+    before: Observation
+    after: Observation
+    after_world: World
+    read: dict  # keys either version read -> the option it took
+    recorded: dict  # the configuration as recorded
+    identity: frozenset
+    touched: set  # keys either version looked into
+
+
+def run_both(sessions: dict, config: dict, identity: frozenset | None, arcs: "ArcTracer | None" = None) -> BothRuns:
+    """Both sessions on `config`, traced for new code by `arcs` when given. `identity`: a seed's
+    own choices (explore.py), else what the runs read."""
+    with arcs if arcs is not None else contextlib.nullcontext():
+        ob, wb = sessions["before"].run(config)
+        oa, wa = sessions["after"].run(config)
+    read = {**wb.read, **wa.read}
+    recorded = read if identity is None else {**config, **read}
+    return BothRuns(ob, oa, wa, read, recorded, identity or frozenset(read.items()), wb.touched | wa.touched)
 
 
 class ArcTracer:
