@@ -20,6 +20,12 @@ from codemods.core.plan import Plan
 from codemods.core.writer import JOURNAL, recover, write_files
 
 
+def add_path_argument(p: argparse.ArgumentParser) -> None:
+    """PATH, as every refactoring kind takes it."""
+    p.add_argument("path", type=Path, metavar="PATH",
+                   help="a git checkout (holding python/sglang) or any folder holding the package")
+
+
 def add_output_options(p: argparse.ArgumentParser) -> None:
     """--dry-run, --commit, --no-format: what a command does with its plan."""
     p.add_argument("--dry-run", action="store_true",

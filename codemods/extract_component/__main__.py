@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from codemods.core.command import add_output_options, apply_plan, prepare
+from codemods.core.command import add_output_options, add_path_argument, apply_plan, prepare
 from codemods.core.output import run_command
 from codemods.extract_component import STEPS, ComponentSpec, plan
 from codemods.extract_component.spec import context_for
@@ -77,8 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Move several methods of CLASS, and the state only they use, into a component class the owner "
                     "holds, as three reviewable steps (introduce, move, rewrite the callers).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("path", type=Path, metavar="PATH",
-                   help="a git checkout (holding python/sglang) or any folder holding the package")
+    add_path_argument(p)
     p.add_argument("cls", type=_class, metavar="CLASS",
                    help="the owner, e.g. ModelRunner; MODULE.CLASS where several modules define it")
     p.add_argument("target", metavar="TARGET.MODULE.COMPONENT",

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from codemods.extract_method import STEPS, MethodSpec, plan
 from codemods.extract_method.spec import context_for, parse_narrow, recipe_for
 from codemods.core.output import run_command
-from codemods.core.command import add_output_options, apply_plan, prepare
+from codemods.core.command import add_output_options, add_path_argument, apply_plan, prepare
 from codemods.core.errors import BadInput
 
 EPILOG = """\
@@ -109,8 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Extract CLASS.METHOD into a function of TARGET.MODULE as four reviewable steps "
                     "(static in place, move, wrapper, narrow), inferring its parameters and results.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("path", type=Path, metavar="PATH",
-                   help="a git checkout (holding python/sglang) or any folder holding the package")
+    add_path_argument(p)
     p.add_argument("method", type=_method, metavar="CLASS.METHOD",
                    help="e.g. ModelRunner.init_threads_binding; MODULE.CLASS.METHOD where several modules define "
                         "CLASS (sglang.srt.server_args.ServerArgs.reserve_for_graph_mb)")
