@@ -84,6 +84,15 @@ class Checkout:
         """The file's `ast`, parsed once per run (`SyntaxError`, `ValueError` as `ast.parse` raises them)."""
         return parsing.parse(self.text(file), self.path(file))
 
+    def parse_or_raise(self, file, error: type[Exception]) -> ast.Module:
+        """`parse`, a syntax error or an unreadable file raised as `error` naming the file (and line)."""
+        try:
+            return self.parse(file)
+        except SyntaxError as e:
+            raise error(f"{self.path(file)}:{e.lineno}: syntax error: {e.msg}") from None
+        except OSError as e:
+            raise error(f"{self.path(file)}: cannot read the file ({e.strerror})") from None
+
     def exists(self, file) -> bool:
         return self._relative(file) in self.overrides or Path(self.path(file)).is_file()
 

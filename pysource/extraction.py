@@ -144,12 +144,7 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
 
 
 def _parse(tree: Checkout, rel: str) -> ast.Module:
-    try:
-        return tree.parse(rel)
-    except SyntaxError as e:
-        raise LocateError(f"{tree.path(rel)}:{e.lineno}: syntax error: {e.msg}") from None
-    except OSError as e:
-        raise LocateError(f"{tree.path(rel)}: cannot read the file ({e.strerror})") from None
+    return tree.parse_or_raise(rel, LocateError)
 
 
 def _class_defs(module: ast.Module, name: str) -> list[ast.ClassDef]:

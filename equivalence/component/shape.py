@@ -138,12 +138,7 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
 
 
 def _parse(tree: Checkout, rel: str) -> ast.Module:
-    try:
-        return tree.parse(rel)
-    except SyntaxError as e:
-        raise ShapeError(f"{tree.path(rel)}:{e.lineno}: syntax error: {e.msg}") from None
-    except OSError as e:
-        raise ShapeError(f"{tree.path(rel)}: cannot read the file ({e.strerror})") from None
+    return tree.parse_or_raise(rel, ShapeError)
 
 
 def read_chains(shape: Shape, moved: set[str]) -> set[tuple[str, ...]]:
