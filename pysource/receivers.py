@@ -29,7 +29,7 @@ import ast
 import builtins
 import re
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from pysource import parsing
 from pysource.checkout import Checkout
@@ -239,6 +239,18 @@ class Program:
             seen.add(q)
             todo += self.bases(q) or []
         return False
+
+    def overrides(self, qualname: str, names: Iterable[str]) -> Iterator[tuple[File, ast.ClassDef, ast.FunctionDef]]:
+        """(file, subclass, def) for each method of a subclass of `qualname` named in `names`."""
+        names = set(names)
+        for sub in sorted(self.subclasses(qualname)):
+            got = self.class_def(sub)
+            if got is None:
+                continue
+            f, node = got
+            for stmt in node.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in names:
+                    yield f, node, stmt
 
     def subclasses(self, qualname: str) -> frozenset[str]:
         """Every class of the checkout deriving from `qualname` (transitively), found among the

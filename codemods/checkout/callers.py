@@ -76,15 +76,8 @@ def method_uses(program: Program, owner: str, methods: list[str], skip_in_class:
         return out
     subclasses = program.subclasses(owner)
     lineage = program.lineage(owner) or [owner]
-    for sub in sorted(subclasses):
-        got = program.class_def(sub)
-        if got is None:
-            continue
-        f, node = got
-        for stmt in node.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in methods:
-                out.conflicts.append(Location(f.path, stmt.lineno, f"{node.name} overrides "
-                                                                   f"{owner.rpartition('.')[2]}.{stmt.name}"))
+    for f, node, stmt in program.overrides(owner, methods):
+        out.conflicts.append(Location(f.path, stmt.lineno, f"{node.name} overrides {owner.rpartition('.')[2]}.{stmt.name}"))
     contracts: dict[str, tuple] = {}
     files = dict.fromkeys(p for method in methods for p in program.checkout.select(
         lambda data: True, mentioning=method.encode()))  # each file once, for every method it spells

@@ -135,15 +135,9 @@ def infer(owner: Owner, request: Request, program: Program) -> Inferred:
             notes.append(f"{owner.path}:{line}: {why}; the delegations are kept, so it still finds them")
         else:
             refuse(line, why + ": its delegation goes in step 3 (pass --keep-wrappers to keep it)")
-    for sub in sorted(program.subclasses(owner.qualified)):  # every place at once: the analysis goes on
-        got = program.class_def(sub)
-        if got is None:
-            continue
-        f, node = got
-        for s in node.body:
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in moved:
-                problems.append(Location(f.path, s.lineno, f"{node.name} overrides {request.class_name}.{s.name}, "
-                                                           f"which moves to {request.component}"))
+    for f, node, s in program.overrides(owner.qualified, moved):  # every place at once: the analysis goes on
+        problems.append(Location(f.path, s.lineno, f"{node.name} overrides {request.class_name}.{s.name}, "
+                                                   f"which moves to {request.component}"))
 
     staying = [fn for name, fns in owner.defs.items() if name not in moved for fn in fns]
     state, readers = _state(owner, request, moved, uses, staying, program, refuse)
