@@ -8,18 +8,21 @@ wall-clock time does (a burst of load during one side's turn skews a wall-clock 
 
 from __future__ import annotations
 
+import gc
 import resource
 import subprocess
 import time
 
 
-
 def interleaved(codemod, plain, repeat: int = 5) -> tuple[float, float]:
     """Best times of `codemod` and `plain`, run turn about (a shared machine's load then weighs
-    on both alike). Each codemod run parses afresh: its parse caches live as long as the run."""
+    on both alike). Each codemod run parses afresh: its parse caches live as long as the run.
+    The garbage of the previous call is collected before each timed call, outside its time, so
+    that neither side pays for the other's."""
     times: dict[str, list[float]] = {"codemod": [], "plain": []}
     for _ in range(repeat):
         for name, fn in (("codemod", codemod), ("plain", plain)):
+            gc.collect()
             t = time.process_time()
             fn()
             times[name].append(time.process_time() - t)

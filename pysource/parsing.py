@@ -6,15 +6,23 @@ Python's `ast`, `codemods.syntax.nodes.parse` for LibCST), which answers a text 
 from the cache. Outside a run nothing is kept, so nothing leaks from one run into the next.
 The trees are shared: callers treat them as read-only (LibCST's nodes are immutable; `ast`
 nodes are copied before any change).
+
+While a run is active, Python's cyclic garbage collector starts a collection after
+`RUN_GC_THRESHOLD` new objects rather than 700: a run builds trees of a few hundred thousand
+nodes that all live until it ends, and each collection of the older generations walks them
+again for nothing (a tenth of an extraction's time on a 3400-line runner).
 """
 
 from __future__ import annotations
 
 import ast
+import gc
 from contextvars import ContextVar
 from typing import Callable, Optional, TypeVar
 
 T = TypeVar("T")
+
+RUN_GC_THRESHOLD = 50_000
 
 
 class Parses:
@@ -25,11 +33,15 @@ class Parses:
         self._tokens: list = []
 
     def __enter__(self) -> "Parses":
-        self._tokens.append(_ACTIVE.set(self))
+        thresholds = gc.get_threshold()
+        self._tokens.append((_ACTIVE.set(self), thresholds))
+        gc.set_threshold(max(thresholds[0], RUN_GC_THRESHOLD), *thresholds[1:])
         return self
 
     def __exit__(self, *exc) -> None:
-        _ACTIVE.reset(self._tokens.pop())
+        token, thresholds = self._tokens.pop()
+        _ACTIVE.reset(token)
+        gc.set_threshold(*thresholds)
 
     def once(self, parser: str, text: str, parse: Callable[[str], T]) -> T:
         cache = self._trees.setdefault(parser, {})
