@@ -25,10 +25,14 @@ PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property
 def files_defining(checkout: Checkout, class_name: str, packages: Iterable[str]) -> list[str]:
     """The files of `packages` (relative to the folder holding them) that define `class_name` at
     top level (`class NAME` at the start of a line)."""
-    pattern = re.compile(rb"^class\s+" + re.escape(class_name.encode()) + rb"\b", re.M)
+    pattern = re.compile(rb"class\s+" + re.escape(class_name.encode()) + rb"\b")
+
+    def defines(data: bytes) -> bool:  # `^` under re.M tries every line: ten times slower
+        return any(m.start() == 0 or data[m.start() - 1] == 10 for m in pattern.finditer(data))
+
     packages = set(packages)
     found = (checkout.relative(path, checkout.package_root) for path in checkout.select(
-        lambda data: pattern.search(data) is not None, mentioning=class_name.encode()))
+        defines, mentioning=class_name.encode()))
     return sorted(rel for rel in found if rel.split("/")[0] in packages)
 
 
