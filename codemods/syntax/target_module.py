@@ -31,7 +31,16 @@ def merge_into(text: str, path: Path, module_name: str, package: str, imports: S
                type_imports: Sequence[cst.SimpleStatementLine], globals_: Sequence[cst.BaseStatement],
                moved: Sequence[cst.BaseStatement], function: cst.FunctionDef, style: Style,
                source_line: Callable[[str], str]) -> str:
-    """The target module's new text (`module_name`, in `package`). `type_imports`: for under
+    """The target module's new text: `merged_module(...).code`."""
+    return merged_module(text, path, module_name, package, imports, type_imports, globals_, moved, function, style,
+                         source_line).code
+
+
+def merged_module(text: str, path: Path, module_name: str, package: str, imports: Sequence[cst.SimpleStatementLine],
+                  type_imports: Sequence[cst.SimpleStatementLine], globals_: Sequence[cst.BaseStatement],
+                  moved: Sequence[cst.BaseStatement], function: cst.FunctionDef, style: Style,
+                  source_line: Callable[[str], str]) -> cst.Module:
+    """The target module (`module_name`, in `package`) with what moves merged in. `type_imports`: for under
     `if TYPE_CHECKING:`; an import of a name from the target itself is its own global there.
     `source_line(name)`: where the source module binds `name` ("path:line"); `source_line(function
     name)`: where the method is defined."""
@@ -86,7 +95,7 @@ def merge_into(text: str, path: Path, module_name: str, package: str, imports: S
     for g in moved:
         body.append(format_statement(g.with_changes(leading_lines=[cst.EmptyLine()] * 2), 0, style))
     body.append(format_statement(function, 0, style))
-    return module.with_changes(body=body).code
+    return module.with_changes(body=body)
 
 
 def _from_itself(stmt: cst.SimpleStatementLine, module_name: str, package: str) -> bool:
