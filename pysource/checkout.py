@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ from pysource.modules import file_absolute_module, imports_in, module_files, mod
 
 
 SKIPPED_FOLDERS = {"__pycache__", "site-packages", "node_modules"}
+CLASS_WITH_BASES = re.compile(rb"class\s+\w+\s*\(([^)]*)")  # a statement when it starts a line
+WORD = re.compile(rb"\w+")
 BUILD_FOLDERS = {"build", "dist"}  # skipped unless they are packages (hold __init__.py)
 
 
@@ -40,6 +43,7 @@ class Checkout:
     _data: dict[str, bytes] = field(default_factory=dict, repr=False)
     _modules: Optional[dict[str, str]] = field(default=None, repr=False)
     _found: dict[bytes, list[str]] = field(default_factory=dict, repr=False)  # needle -> files holding it
+    _bases: Optional[dict[bytes, list[str]]] = field(default=None, repr=False)  # word -> files whose bases spell it
     overrides: dict[str, str] = field(default_factory=dict)  # file (relative) -> the text to use instead
     strict: bool = False  # a file that cannot be read raises (a version's), else reads as empty (a scan's)
 
@@ -127,6 +131,25 @@ class Checkout:
                 if n in data:
                     found[n].append(p)
         self._found.update(found)
+
+    def naming_a_base(self, name: bytes) -> list[str]:
+        """The files with a class statement whose bases (its text up to the first `)`) spell
+        `name` as a word. Every file is searched once, at the first question, for every class
+        statement: a subclass search then costs no pass over the files per class it finds."""
+        if self._bases is None:
+            self._bases = {}
+            for p in self._walked():
+                data, words, at = self._read(p), set(), 0
+                while (m := CLASS_WITH_BASES.search(data, at)) is not None:
+                    start = m.start()
+                    if data[data.rfind(b"\n", 0, start) + 1:start].strip(b" \t"):
+                        at = start + 1  # `subclass of (`, `myclass X(` in a line: not a statement
+                        continue
+                    words.update(WORD.findall(m.group(1)))
+                    at = m.end()
+                for w in words:
+                    self._bases.setdefault(w, []).append(p)
+        return self._bases.get(name, [])
 
     def module_of(self, path: Path) -> Optional[str]:
         """`sglang.srt.x` for ROOT/python/sglang/srt/x.py (`sglang.srt` for its `__init__.py`);

@@ -254,7 +254,7 @@ class Program:
 
     def subclasses(self, qualname: str) -> frozenset[str]:
         """Every class of the checkout deriving from `qualname` (transitively), found among the
-        files that spell its name."""
+        files whose class statements spell its name in their bases."""
         if qualname in self._subclasses:
             return self._subclasses[qualname]
         self._subclasses[qualname] = frozenset()
@@ -263,9 +263,8 @@ class Program:
         while todo:
             q = todo.pop()
             name = q.rpartition(".")[2]
-            spelled = re.compile(rb"^[ \t]*class\s+\w+\s*\([^)]*\b" + re.escape(name.encode()) + rb"\b", re.M)
-            for path in self.checkout.select(lambda data: spelled.search(data) is not None, mentioning=name.encode()):
-                f = self.file(path)
+            for path in self.checkout.naming_a_base(name.encode()):
+                f = self.file(Path(path))
                 if f is None:
                     continue
                 for node in nodes(f.tree):
