@@ -36,6 +36,7 @@ from pysource.checkout import Checkout
 from pysource.bindings import binding_index
 from pysource.imports import FileNames, nodes
 from pysource.modules import import_bindings, module_level_statements
+from pysource.text_search import search_near
 
 Type = tuple
 Types = Optional[frozenset]  # None: unknown
@@ -102,6 +103,19 @@ class Program:
         self._index: dict = {}
         self._stack: list = []
         self._tainted: set = set()
+
+    def over(self, checkout: Checkout) -> "Program":
+        """A program over `checkout`, the same files with some texts replaced (`Checkout.overrides`):
+        each file whose text is the same keeps its parse and names; what spans files (classes,
+        types, subclasses) is found anew."""
+        other = Program(checkout)
+        other._files = {p: f for p, f in self._files.items() if self._same_text(checkout, p)}
+        return other
+
+    def _same_text(self, checkout: Checkout, path: Path) -> bool:
+        mine, theirs = self.checkout.overrides, checkout.overrides
+        rel = checkout.relative(path, checkout.package_root)
+        return mine.get(rel) is theirs.get(rel) or mine.get(rel) == theirs.get(rel)
 
     # -- files and classes ------------------------------------------------------------------
     def file(self, path: Path) -> Optional[File]:
@@ -504,9 +518,10 @@ class Program:
                               + rb"\s*:|[(,]\s*" + a + rb"\s*:\s*[\w\"'\[]|\bself\.\s*" + a
                               + rb"\s*=\s*[A-Z]\w*\(", re.M)
         types, declared, silent = set(), [], []
-        for path in self.checkout.select(lambda data: binds.search(data) is not None, mentioning=attr.encode()):
+        name = attr.encode()  # each pattern spells it, at most `self.` (5 characters) and white space after its start
+        for path in self.checkout.select(lambda data: search_near(binds, data, name, 5), mentioning=name):
             data = self.checkout.data(path)
-            if declares.search(data) is None:
+            if not search_near(declares, data, name, 5):
                 for hit in binds.finditer(data):
                     silent.append((path, data.count(b"\n", 0, hit.start()) + 1))
                 continue
@@ -714,8 +729,9 @@ class Program:
         else:
             params = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
         out: list[Types] = []
-        called = re.compile(rb"\b" + re.escape(cls.name.encode()) + rb"\s*\(")
-        for path in self.checkout.select(lambda data: called.search(data) is not None, mentioning=cls.name.encode()):
+        spelled = cls.name.encode()
+        called = re.compile(rb"\b" + re.escape(spelled) + rb"\s*\(")
+        for path in self.checkout.select(lambda data: search_near(called, data, spelled, 0), mentioning=spelled):
             other = self.file(path)
             if other is None:
                 return None

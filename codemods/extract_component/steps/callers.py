@@ -40,8 +40,8 @@ def current_program(run: ComponentRun) -> Program:
             overrides[base.relative(path, base.package_root)] = text
     checkout = Checkout(base.root, base.package_root, base.package, overrides=overrides)
     checkout._paths, checkout._data, checkout._found = base._paths, base._data, base._found
-    checkout._modules = base._modules
-    return Program(checkout)
+    checkout._modules, checkout._bases = base._modules, base._bases
+    return run.program.over(checkout)
 
 
 class RewriteCallers(Step[ComponentRun]):

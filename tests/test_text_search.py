@@ -1,0 +1,33 @@
+"""pysource.text_search.search_near answers as `pattern.search` does, trying only near the name."""
+
+import re
+
+import pytest
+
+from pysource.text_search import search_near
+
+NAME = b"runner"
+BINDS = re.compile(rb"\bself\.\s*runner\s*=[^=]|\bdef\s+runner\s*\(|^[ \t]+runner\s*:", re.M)
+CALLED = re.compile(rb"\brunner\s*\(")
+
+CASES = [
+    (BINDS, 5, b"self.runner = x\n", True),
+    (BINDS, 5, b"self.runner == x\n", False),
+    (BINDS, 5, b"myself.runner = x\n", False),  # \b before self sees the character before the start
+    (BINDS, 5, b"self.\n      runner = 1\n", True),  # white space running over a line
+    (BINDS, 5, b"class C:\n    runner: int\n", True),  # ^ under re.M, after indentation
+    (BINDS, 5, b"x = 1; runner: int\n", False),  # not at a line's start
+    (BINDS, 5, b"def runner (self):\n", True),
+    (BINDS, 5, b"undef runner(", False),
+    (BINDS, 5, b"runner\nrunner\n    self.runner = 2\n", True),  # not the first occurrence
+    (BINDS, 5, b"", False),
+    (CALLED, 0, b"a = runner (x)", True),
+    (CALLED, 0, b"a = my_runner(x)", False),
+    (CALLED, 0, b"runner(x)", True),  # at the very start
+]
+
+
+@pytest.mark.parametrize("pattern,reach,data,expected", CASES)
+def test_same_answer_as_search(pattern, reach, data, expected):
+    assert (pattern.search(data) is not None) is expected
+    assert search_near(pattern, data, NAME, reach) is expected
