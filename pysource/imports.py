@@ -57,6 +57,7 @@ class FileNames:
         self.bound_otherwise: dict[str, int] = {}  # name -> how many other bindings it has
         self.used: set[str] = set()  # every Name in the file
         self.classes: dict[str, str] = {}  # top-level class -> qualified name, when bound once
+        self.class_defs: list[ast.ClassDef] = []  # every class statement, nested ones too, in walk order
         other, used = self.bound_otherwise, self.used
         for node in nodes(tree):
             if each is not None:
@@ -72,6 +73,8 @@ class FileNames:
                 other[node.arg] = other.get(node.arg, 0) + 1
             elif kind is ast.FunctionDef:  # a def or a class
                 other[node.name] = other.get(node.name, 0) + 1
+                if node.__class__ is ast.ClassDef:
+                    self.class_defs.append(node)
             elif kind is ast.ExceptHandler:  # or a match capture
                 if node.name:
                     other[node.name] = other.get(node.name, 0) + 1
