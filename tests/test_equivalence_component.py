@@ -186,3 +186,37 @@ def _check_table(after: Path, tmp: Path) -> tuple[int, dict]:
     run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.table_manager",
                           str(TABLE), str(after), "--json", str(out)], capture_output=True, text=True, cwd=REPO)
     return run.returncode, json.loads(out.read_text())
+
+
+def test_a_private_method_the_owner_still_calls_is_a_sequence_method(tmp_path):
+    """A moved private method that code staying on the owner calls (`self.table_manager._describe()`
+    once extracted) is reached from outside the component: the sequences call it, as they call the
+    public ones. It was taken for a helper, never called on its own, its branches unrun
+    (inconclusive) and its mutants surviving."""
+    import shutil
+
+    from codemods.extract_component import ComponentSpec
+
+    before = tmp_path / "before"
+    shutil.copytree(TABLE, before)
+    runner = before / "sglang/srt/model_executor/model_runner.py"
+    runner.write_text(runner.read_text() + (
+        "\n    def _describe(self, prefix):\n"
+        "        if prefix:\n"
+        "            return f\"{prefix}: {self.context_len}\"\n"
+        "        return str(self.max_rows)\n"
+        "\n    def report(self):\n"
+        "        return self._describe(\"table\")\n"))
+    after = tmp_path / "after"
+    shutil.copytree(before, after)
+    write_plan(refactor(after, ComponentSpec(class_name="ModelRunner", target=(
+        "sglang.srt.model_executor.table_manager.TableManager"), methods=("init_table", "table_row", "_describe"),
+        attr="table_manager")))
+    assert "return self.table_manager._describe(\"table\")" in (after / "sglang/srt/model_executor/model_runner.py").read_text()
+    out = tmp_path / "r.json"
+    run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.table_manager",
+                          str(before), str(after), "--json", str(out)], capture_output=True, text=True, cwd=REPO)
+    report = json.loads(out.read_text())
+    pair = report["pairs"][0]
+    assert pair["component"]["methods"] == ["init_table", "table_row", "_describe"]
+    assert run.returncode == 0 and pair["verdict"] == "equivalent", run.stdout + run.stderr

@@ -91,8 +91,12 @@ class ComponentPair:
             self.methods = list(subject.methods)
         else:
             first = shapes[0].methods
-            self.methods = [m for m in latest.component_methods if m in first and not m.startswith("_")] or [
-                m for m in latest.component_methods if m in first]
+            # a private method is a helper, but where the owner's code that stays calls it: then the
+            # owner reaches it through the component too (`self.ATTR._m()`), a public path of its own
+            staying = [fn for name, fn in first.items() if name not in latest.component_methods]
+            reached = {n.attr for fn in staying for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+            self.methods = [m for m in latest.component_methods if m in first and (
+                not m.startswith("_") or m in reached)] or [m for m in latest.component_methods if m in first]
         if not self.methods:
             raise LoadError(f"{latest.where(latest.component_rel, latest.component)}: {latest.component.name} holds no "
                             f"method the owner of {before.label} defines: nothing to compare")
