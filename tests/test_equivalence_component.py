@@ -132,3 +132,91 @@ def test_a_second_call_starts_from_each_kind_of_state_the_first_left(tmp_path):
     pair = check(versions, [(versions[0], versions[1])], subject, budget=3000)["pairs"][0]
     assert pair["verdict"] == "equivalent", pair["coverage"]
     assert all(c["hit"] == c["branches"] == 16 for c in pair["coverage"].values()), pair["coverage"]
+
+
+TABLE = REPO / "fixtures" / "components" / "table"
+
+
+def _table_extracted(tmp_path: Path) -> Path:
+    import shutil
+
+    from codemods.extract_component import ComponentSpec
+
+    after = tmp_path / "table"
+    shutil.copytree(TABLE, after)
+    write_plan(refactor(after, ComponentSpec(class_name="ModelRunner", target=(
+        "sglang.srt.model_executor.table_manager.TableManager"), methods=("init_table", "table_row"),
+        attr="table_manager")))
+    assert "table: Any = field(init=False)" in (after / "sglang/srt/model_executor/table_manager.py").read_text()
+    return after
+
+
+def test_moved_state_the_methods_assign_is_compared_where_each_version_keeps_it(tmp_path):
+    """`fixtures/components/table`: the moved methods assign the moved state (never initialised in
+    `__init__`: `field(init=False)`). The component's writes of it are the owner's writes (events
+    named `self.X`), and a read before anything set it fails in both versions, each naming the
+    class that keeps it (classified `unset-state`, not a divergence); the before owner does not
+    make the unset state up from the world. Both were reported divergent (`different-writes`,
+    `different-outcome`)."""
+    after = _table_extracted(tmp_path)
+    out = tmp_path / "r.json"
+    run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.table_manager",
+                          str(TABLE), str(after), "--mutants", "--json", str(out)], capture_output=True, text=True,
+                         cwd=REPO)
+    report = json.loads(out.read_text())
+    assert run.returncode == 0, run.stdout + run.stderr
+    pair = report["pairs"][0]
+    assert pair["verdict"] == "equivalent" and pair["divergences"] == []
+    assert [c["kind"] for c in pair["classified"]] == ["unset-state"]
+    assert report["mutants"]["killed"] == report["mutants"]["total"] > 0
+
+
+def test_a_lost_write_of_assigned_moved_state_is_divergent(tmp_path):
+    after = _table_extracted(tmp_path)
+    component = after / "sglang/srt/model_executor/table_manager.py"
+    component.write_text(component.read_text().replace("self.table_enabled = rows > 0",
+                                                       "self.table_enabled = rows > 1"))
+    code, report = _check_table(after, tmp_path)
+    assert code == 1 and {d["kind"] for d in report["pairs"][0]["divergences"]} & {"different-writes",
+                                                                                    "different-return"}
+
+
+def _check_table(after: Path, tmp: Path) -> tuple[int, dict]:
+    out = tmp / "report.json"
+    run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.table_manager",
+                          str(TABLE), str(after), "--json", str(out)], capture_output=True, text=True, cwd=REPO)
+    return run.returncode, json.loads(out.read_text())
+
+
+def test_a_private_method_the_owner_still_calls_is_a_sequence_method(tmp_path):
+    """A moved private method that code staying on the owner calls (`self.table_manager._describe()`
+    once extracted) is reached from outside the component: the sequences call it, as they call the
+    public ones. It was taken for a helper, never called on its own, its branches unrun
+    (inconclusive) and its mutants surviving."""
+    import shutil
+
+    from codemods.extract_component import ComponentSpec
+
+    before = tmp_path / "before"
+    shutil.copytree(TABLE, before)
+    runner = before / "sglang/srt/model_executor/model_runner.py"
+    runner.write_text(runner.read_text() + (
+        "\n    def _describe(self, prefix):\n"
+        "        if prefix:\n"
+        "            return f\"{prefix}: {self.context_len}\"\n"
+        "        return str(self.max_rows)\n"
+        "\n    def report(self):\n"
+        "        return self._describe(\"table\")\n"))
+    after = tmp_path / "after"
+    shutil.copytree(before, after)
+    write_plan(refactor(after, ComponentSpec(class_name="ModelRunner", target=(
+        "sglang.srt.model_executor.table_manager.TableManager"), methods=("init_table", "table_row", "_describe"),
+        attr="table_manager")))
+    assert "return self.table_manager._describe(\"table\")" in (after / "sglang/srt/model_executor/model_runner.py").read_text()
+    out = tmp_path / "r.json"
+    run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.table_manager",
+                          str(before), str(after), "--json", str(out)], capture_output=True, text=True, cwd=REPO)
+    report = json.loads(out.read_text())
+    pair = report["pairs"][0]
+    assert pair["component"]["methods"] == ["init_table", "table_row", "_describe"]
+    assert run.returncode == 0 and pair["verdict"] == "equivalent", run.stdout + run.stderr

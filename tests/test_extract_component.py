@@ -212,6 +212,14 @@ REFUSALS = {
         {}, {"sglang/srt/utils_send.py": "def resend(worker, req):\n    return worker.send_weights(req.ports, req.group_name)\n"},
         {}, "uses worker.send_weights: the code does not say what worker is, so it may be ModelRunner.send_weights or "
             "another class's"),
+    "moved state read outside the owner": (
+        {}, {"sglang/srt/managers/groups.py": "from sglang.srt.managers.tp_worker import TpModelWorker\n\n\n"
+                                              "def group_names(worker: TpModelWorker):\n"
+                                              "    return sorted(worker.model_runner._weights_send_group)\n"},
+        {"state": ("_weights_send_group",)},
+        "groups.py:5: --state _weights_send_group: reads worker.model_runner._weights_send_group, which as moved "
+        "state would be worker.model_runner.weight_exporter._weights_send_group: the tool makes only ModelRunner's "
+        "own methods reach it there"),
     "no valid construction point": (
         {RUNNER: [("        self.gpu_id = gpu_id\n        self.tp_rank = tp_rank\n",
                    "        self.gpu_id = gpu_id\n        self.send_weights('p', 'g')\n        self.tp_rank = tp_rank\n")]},

@@ -341,6 +341,9 @@ def _state(owner: Owner, request: Request, moved: list[str], uses: dict, staying
         out[attr] = (stmt, default, annotation)
         if reads:
             readers[attr] = sorted({fn.name for fn, _ in reads})
+    forced_out = [a for a in request.state if a in out]
+    if forced_out:
+        _outside_state_uses(owner, forced_out, request.attr, program, refuse)
     for attr in request.state:
         if attr not in out and attr in used and not any(f"--state {attr}:" in loc.what for loc in _problems(refuse)):
             refuse(owner.node.lineno, f"--state {attr}: the moved methods use self.{attr}, but it cannot be moved "
@@ -348,6 +351,35 @@ def _state(owner: Owner, request: Request, moved: list[str], uses: dict, staying
         elif attr not in used:
             refuse(owner.node.lineno, f"--state {attr}: the moved methods do not use self.{attr}")
     return out, readers
+
+
+def _outside_state_uses(owner: Owner, state: list[str], request_attr: str, program: Program, refuse) -> None:
+    """`--state X` moves X into the component, and only the owner's own code (`self.X` in its
+    methods) is made to reach it there: any other code reaching X on an owner (another file, a
+    subclass, a function of the owner's module) would find nothing. Each is refused, listed, as
+    is one whose receiver may be an owner (the code does not say)."""
+    from codemods.checkout.callers import method_uses
+
+    found = method_uses(program, owner.qualified, state)
+    for u in found.callers:
+        if u.in_class is not None and u.receiver == self_name(owner.method(u.in_class)):
+            continue  # the owner's own `self.X`: it reaches the component (step 1)
+        verb = "writes" if isinstance(u.node.ctx, (ast.Store, ast.Del)) else "reads"
+        refuse_at(refuse, u.path, u.line, f"--state {u.method}: {verb} {u.receiver}.{u.method}, which as moved state "
+                                          f"would be {u.receiver}.{request_attr}.{u.method}: the tool makes only "
+                                          f"{owner.name}'s own methods reach it there; leave it out of --state")
+    for loc in [*found.ambiguous, *found.conflicts]:
+        name = next((a for a in state if f".{a}" in loc.what), state[0])
+        refuse_at(refuse, loc.path, loc.line, f"--state {name}: {loc.what}; as moved state of the component it "
+                                              f"would no longer be on {owner.name}")
+    for p in found.patches:
+        refuse_at(refuse, p.path, p.node.lineno, f"--state {p.method}: patches {p.node.value!r}, which would no "
+                                                 f"longer be on {owner.name}")
+
+
+def refuse_at(refuse, path: Path, line: int, why: str) -> None:
+    """A place to refuse in another file than the owner's (`refuse` records the owner's)."""
+    _problems(refuse).append(Location(path, line, why))
 
 
 def _problems(refuse) -> list:

@@ -22,7 +22,8 @@ from equivalence.component.run import MAX_CALLS, STOP, Session, Signature, seed_
 from equivalence.component.shape import read_chains, written_chains
 from equivalence.component.static import static_check
 from equivalence.component.version import Loaded, Prepared, load, prepare
-from equivalence.engine.judge.compare import CLASSIFIED, EAGER, NOT_MODELLED, is_divergence, kind_of_effects
+from equivalence.engine.judge.compare import (CLASSIFIED, EAGER, NOT_MODELLED, UNSET_STATE, is_divergence,
+                                              kind_of_effects)
 from equivalence.engine.load.errors import LoadError
 from equivalence.engine.report.report import EXPLAIN, overall
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
@@ -41,6 +42,8 @@ EXPLAIN_COMPONENT = {
     EAGER: "the component is built reading, up front, owner attributes the old methods read when called: with "
            "such an attribute missing, building fails where the old owner failed at the call (the codemod builds "
            "it where `__init__` has assigned them all)",
+    UNSET_STATE: "a call reads moved state that nothing has set yet: both versions raise the same AttributeError, "
+                 "naming the class that keeps the state (the owner before, the component after)",
     "different-construction": "building the owner (and its component) fails in one version only, or otherwise",
     "different-outcome": "a call raises in one version and not in the other, or another exception type",
     "different-exception-message": "a call raises the same exception type with different messages",
@@ -88,8 +91,12 @@ class ComponentPair:
             self.methods = list(subject.methods)
         else:
             first = shapes[0].methods
-            self.methods = [m for m in latest.component_methods if m in first and not m.startswith("_")] or [
-                m for m in latest.component_methods if m in first]
+            # a private method is a helper, but where the owner's code that stays calls it: then the
+            # owner reaches it through the component too (`self.ATTR._m()`), a public path of its own
+            staying = [fn for name, fn in first.items() if name not in latest.component_methods]
+            reached = {n.attr for fn in staying for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+            self.methods = [m for m in latest.component_methods if m in first and (
+                not m.startswith("_") or m in reached)] or [m for m in latest.component_methods if m in first]
         if not self.methods:
             raise LoadError(f"{latest.where(latest.component_rel, latest.component)}: {latest.component.name} holds no "
                             f"method the owner of {before.label} defines: nothing to compare")
@@ -126,6 +133,8 @@ class ComponentPair:
         self.state_use = _state_use([before.shape, after.shape], self.methods, set(self.state))
         self.eager = {ast.unparse(v) for v in after.shape.passed.values() if not isinstance(v, ast.Lambda)
                       and isinstance(v, ast.Attribute)}
+        # where each version keeps the moved state: the owner's class, or its component's
+        self.keepers = [(v.component or v.cls).__name__ for v in (before, after)]
         # the exploration follows the runs that reach new code (explore.py)
         self.arcs = ArcTracer({u.code for session in self.sessions.values() for u in session.version.units})
 
@@ -133,7 +142,7 @@ class ComponentPair:
         run = run_both(self.sessions, config, identity, self.arcs)
         if run.identity not in self.seen:
             self.seen.add(run.identity)
-            kind = classify(run.before, run.after, self.eager, run.read)
+            kind = classify(run.before, run.after, self.eager, run.read, (self.keepers, self.state))
             if kind != "equal":
                 d = self.differences.setdefault(kind, Difference(kind))
                 d.configs.append(run.recorded)
@@ -158,8 +167,10 @@ def _state_use(shapes_, methods: list[str], state: set[str]) -> dict[str, tuple[
     return out
 
 
-def classify(before: Observation, after: Observation, eager: set[str] = frozenset(), read: dict | None = None) -> str:
-    """`eager`: the owner attributes the later version's builder reads (`self.tp_rank`)."""
+def classify(before: Observation, after: Observation, eager: set[str] = frozenset(), read: dict | None = None,
+             kept: tuple = ((), ())) -> str:
+    """`eager`: the owner attributes the later version's builder reads (`self.tp_rank`); `kept`:
+    (the classes keeping the moved state in each version, its names)."""
     if before.not_modelled or after.not_modelled:
         return NOT_MODELLED
     if before == after:
@@ -169,16 +180,30 @@ def classify(before: Observation, after: Observation, eager: set[str] = frozense
                 and any((read or {}).get(k) == ABSENT for k in eager):
             return EAGER
         return "different-construction"
+    unset = False
     for b, a in zip(before.returned, after.returned):
         if b[0] != a[0]:
             if b[0] is None or a[0] is None or b[0][0] != a[0][0]:
                 return "different-outcome"
-            return "different-exception-message"
+            if not _unset_state(b[0], a[0], *kept):
+                return "different-exception-message"
+            unset = True
+            continue
         if b[1] != a[1]:
             return "different-return"
     if len(before.returned) != len(after.returned):
         return "different-outcome"
+    if unset and before.events == after.events and before.state == after.state:
+        return UNSET_STATE
     return kind_of_effects(before, after)
+
+
+def _unset_state(b: tuple, a: tuple, keepers, state) -> bool:
+    """Both raised the AttributeError of one moved state attribute, each naming its keeper's class."""
+    if b[0] != "AttributeError" or len(keepers) != 2 or keepers[0] == keepers[1]:
+        return False
+    return any(b[1] == f"{keepers[0]!r} object has no attribute {name!r}"
+               and a[1] == f"{keepers[1]!r} object has no attribute {name!r}" for name in state)
 
 
 @dataclass

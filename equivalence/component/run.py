@@ -86,7 +86,11 @@ class Session:
         self.signatures, self.rebound, self.moved_state, self.calls = signatures, rebound, moved_state, calls
         loaded = version.loaded
         self.attr = loaded.shape.attr
-        self.traced = traced_class(loaded.cls, version.real)
+        # the moved state is the owner's own (set by `__init__` or the moved methods, nothing else):
+        # one not set yet is missing there too, never an input the world makes up
+        self.traced = traced_class(loaded.cls, version.real | set(moved_state))
+        if loaded.component is not None:
+            _trace_state_writes(loaded.component, set(moved_state))
         self.globals = []
         for g in version.inputs.globals:
             module = loaded.modules[g.rel].__dict__
@@ -193,6 +197,25 @@ class Session:
             got = (getattr(holder, name) if holder is not None else state[name]) if has else ABSENT
             kept.append((name, canon(got) if got is not ABSENT else "<unset>"))
         return own + (("moved state", tuple(kept)),)
+
+
+def _trace_state_writes(component: type, state: set[str]) -> None:
+    """The component's writes of the moved state are events, named as the owner's were
+    (`self.X`): a moved method assigning it does what it did on the owner. A frozen
+    component (its `__setattr__` raising) assigns none; its `__init__` writes past it."""
+    own = component.__dict__.get("__setattr__")
+    if getattr(own, "_traced_state", None) == state or component.__dict__.get("__dataclass_params__") is not None \
+            and component.__dataclass_params__.frozen:
+        return
+    original = getattr(own, "_original", None) or component.__setattr__
+
+    def __setattr__(self, name, v):
+        if name in state and CURRENT:
+            CURRENT[-1].events.append(("set", f"self.{name}", canon(v)))
+        original(self, name, v)
+
+    __setattr__._traced_state, __setattr__._original = state, original
+    component.__setattr__ = __setattr__
 
 
 def _exception(e: BaseException) -> tuple:

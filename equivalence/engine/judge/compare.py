@@ -29,7 +29,9 @@ ALREADY_DIVERGENT = "already-divergent"  # a mutant's difference the unmutated p
 EAGER_RAISES = "eager-read-raising?"  # raised evaluating an argument up front: eager-read once the before
                                       # version is seen to raise the same evaluating it (pairs.Pair.settle)
 INTENDED = "intended-difference"  # a fix's delta on the findings it names (a preset's intended.py)
-CLASSIFIED = {DEFERRED, EAGER, INTENDED}
+UNSET_STATE = "unset-state"  # a component's moved state read before anything set it: the AttributeError
+                             # names the class that keeps it (equivalence.component.check.classify)
+CLASSIFIED = {DEFERRED, EAGER, INTENDED, UNSET_STATE}
 
 
 def is_divergence(kind: str) -> bool:
