@@ -268,3 +268,14 @@ def test_state_named_with_state_is_read_through_the_component_by_code_that_stays
     groups = next(s for s in owner.body if isinstance(s, ast.FunctionDef) and s.name == "groups")
     assert ast.unparse(groups.body[0]) == "return sorted(self.weight_exporter._weights_send_group)"
     assert _fields(_component(root))["_weights_send_group"] == "field(default_factory=dict)"
+
+
+def test_moved_state_written_by_staying_code_lists_every_writer(tmp_path):
+    root = copy_tree(tmp_path / "t", {RUNNER: [
+        ("        self.cache_flushes += 1\n", "        self.cache_flushes += 1\n        self._weights_send_group = {}\n"),
+        ("    def load_model(self):\n", "    def load_model(self):\n        self._weights_send_group = {}\n")]})
+    with pytest.raises(Refusal) as caught:
+        refactor(root, spec(state=("_weights_send_group",)))
+    text = str(caught.value)
+    assert "ModelRunner.flush_cache writes self._weights_send_group" in text
+    assert "ModelRunner.load_model writes self._weights_send_group" in text

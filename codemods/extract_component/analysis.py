@@ -307,9 +307,9 @@ def _state(owner: Owner, request: Request, moved: list[str], uses: dict, staying
         if _outside_mentions(owner, attr, program) and not forced:
             continue
         if other_writes:
-            fn, u = other_writes[0]
-            refuse(u.line, f"--state {attr}: {owner.name}.{fn.name} writes self.{attr}, and it stays: moved state "
-                           f"written by code that stays would no longer reach the component")
+            for fn, u in other_writes:  # every one: a refusal lists all it has to say at once
+                refuse(u.line, f"--state {attr}: {owner.name}.{fn.name} writes self.{attr}, and it stays: moved "
+                               f"state written by code that stays would no longer reach the component")
             continue
         stmt, default, annotation = None, None, "Any"
         if init_writes:
