@@ -10,6 +10,7 @@ from __future__ import annotations
 import configparser
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import black
@@ -31,11 +32,20 @@ class Style:
     target_versions: tuple[str, ...] = PY36_AND_LATER  # black's, e.g. ("py310",)
 
     def black_mode(self) -> black.Mode:
+        return self._black_mode
+
+    def isort_config(self) -> isort.Config:
+        return self._isort_config
+
+    # made once per style (a run asks for them for every import line it places): not fields
+    @cached_property
+    def _black_mode(self) -> black.Mode:
         versions = {black.TargetVersion[v.upper()] for v in self.target_versions if v.upper() in
                     black.TargetVersion.__members__}
         return black.Mode(line_length=self.line_length, target_versions=versions)
 
-    def isort_config(self) -> isort.Config:
+    @cached_property
+    def _isort_config(self) -> isort.Config:
         settings = {"profile": "black", "known_first_party": ["sglang"], **self.isort_settings}
         firsts = set(settings.get("known_first_party") or ()) | {"sglang"}
         settings["known_first_party"] = sorted(firsts)
