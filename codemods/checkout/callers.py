@@ -79,6 +79,7 @@ def method_uses(program: Program, owner: str, methods: list[str], skip_in_class:
     for f, node, stmt in program.overrides(owner, methods):
         out.conflicts.append(Location(f.path, stmt.lineno, f"{node.name} overrides {owner.rpartition('.')[2]}.{stmt.name}"))
     contracts: dict[str, tuple] = {}
+    program.checkout.prefetch(*(method.encode() for method in methods))  # one pass over the files for them all
     files = dict.fromkeys(p for method in methods for p in program.checkout.select(
         lambda data: True, mentioning=method.encode()))  # each file once, for every method it spells
     for path in files:

@@ -57,15 +57,17 @@ def stdlib_imports(design: Design, cls: cst.ClassDef) -> list[cst.SimpleStatemen
     return out
 
 
-def add_class(run, old: Optional[str], class_code: str, design: Design) -> str:
+def add_class(run, old: Optional[str], class_code: str, design: Design, owner: Optional[cst.Module] = None) -> str:
     """The target module's new text: `class_code` (the component class) in place of any class of
-    its name the module holds, with the imports and globals the class needs."""
+    its name the module holds, with the imports and globals the class needs, as the owner's module
+    (`run.current`) binds them. `owner`: that module's tree when the caller holds it (its code is
+    the text), else it is parsed."""
     style = run.ctx.style
     cls = cst.parse_statement(class_code)
     cls = format_statement(cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), 0, style)
     package = run.source_module.rpartition(".")[0]
     text = run.current[run.source] if run.source in run.current else run.text
-    owner = parse(run.source, text)
+    owner = owner or parse(run.source, text)
     target_module = parse(run.target, old) if old is not None else None
     if target_module is not None:
         target_module = target_module.with_changes(body=[s for s in target_module.body if not (

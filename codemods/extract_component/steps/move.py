@@ -158,7 +158,7 @@ class Move(Step[ComponentRun]):
         old = run.text_of(run.target)
         run.current[run.source] = run.render(run.module)  # the owner as the target's imports see it
         text = cst.Module(body=[component]).code
-        new_target = add_class(run, old, text, design)
+        new_target = add_class(run, old, text, design, run.module)
         check_cycles(run, old, new_target, owner_imports_target=False)
         run.adds(run.target, new_target, run.plan.originals.get(run.target, old))
         checkout = run.ctx.checkout
