@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import re
 
-WHITE_SPACE = frozenset(b" \t\n\r\f\v")  # what `\s` matches in a bytes pattern
+WHITE_SPACE = frozenset(b" \t\n\r\f\v")  # what `\s` matches in a bytes pattern (in a str one: str.isspace)
 
 
-def search_near(pattern: re.Pattern, data: bytes, name: bytes, reach: int) -> bool:
+def search_near(pattern: re.Pattern, data: bytes | str, name: bytes | str, reach: int = 0) -> bool:
     """Whether `pattern` matches in `data`, given that each of its matches spells `name` and
     starts at most `reach` characters before the white space that precedes it (`self.\\s*NAME`:
-    reach 5). `re` sees the whole text from each start (`\\b`, `^`, look-behinds as in a search)."""
+    reach 5; a pattern that starts with the name, after a look-behind: 0). `re` sees the whole
+    text from each start (`\\b`, `^`, look-behinds as in a search)."""
+    space = WHITE_SPACE.__contains__ if isinstance(data, bytes) else str.isspace
     at = data.find(name)
     while at != -1:
         start = at
-        while start > 0 and data[start - 1] in WHITE_SPACE:
+        while start > 0 and space(data[start - 1]):
             start -= 1
         for s in range(max(0, start - reach), at + 1):
             if pattern.match(data, s) is not None:

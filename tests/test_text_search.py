@@ -31,3 +31,19 @@ CASES = [
 def test_same_answer_as_search(pattern, reach, data, expected):
     assert (pattern.search(data) is not None) is expected
     assert search_near(pattern, data, NAME, reach) is expected
+
+
+STR_CASES = [  # a str pattern that starts with the name, after a look-behind (rebinding's)
+    ("table[0] = 1", True),
+    ("self.table[0] = 1", False),  # the look-behind sees the dot before the start
+    ("x = my_table[0]", False),
+    ("t = table\ntable [1] = 2", True),  # not the first occurrence; white space before `[`
+    ("table\u00a0[0]", True),  # \s of a str pattern: any white space str.isspace knows
+]
+
+
+@pytest.mark.parametrize("text,expected", STR_CASES)
+def test_str_pattern(text, expected):
+    pattern = re.compile(r"(?<![\w.])table\s*\[")
+    assert (pattern.search(text) is not None) is expected
+    assert search_near(pattern, text, "table") is expected

@@ -18,6 +18,7 @@ from typing import Iterable
 from pysource.checkout import Checkout
 from codemods.core.errors import Location
 from pysource.imports import PATCHERS, FileNames, callee_name, nodes
+from pysource.text_search import search_near
 
 PATCH_CALLS = (b"object(", b"setattr(", b"delattr(")
 
@@ -33,7 +34,6 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
     skip = {Path(p).resolve() for p in skip}
     tail = old.rpartition(".")[2].encode()
     old_bytes, dotted = old.encode(), [f"{old}.{n}".encode() for n in sorted(reads)]  # "OLD.NAME"
-    quoted = [q for n in sorted(reads) for q in (f'"{n}"'.encode(), f"'{n}'".encode())]
     alternatives = b"|".join(re.escape(n.encode()) for n in sorted(reads))
     by_name = re.compile(rb"(?:object|setattr|delattr)\(\s*[\w.]+\s*,\s*['\"](?:" + alternatives + rb")['\"]")
     store = re.compile(rb"\.(?:" + alternatives + rb")(?!\w)[ \t]*[-+*/%&|^@]?=(?!=)")  # module.NAME = value
@@ -43,7 +43,7 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
             return False
         if old_bytes in data and any(d in data for d in dotted) or b".multiple(" in data:
             return True
-        if any(p in data for p in PATCH_CALLS) and any(q in data for q in quoted) and by_name.search(data):
+        if any(search_near(by_name, data, p) for p in PATCH_CALLS):  # each match starts with one of them
             return True
         return store.search(data) is not None
 

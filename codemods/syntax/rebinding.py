@@ -15,6 +15,7 @@ import re
 from typing import Iterable
 
 from pysource.parsing import parse as python_ast
+from pysource.text_search import search_near
 
 MUTATORS = {"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert", "remove",
             "add", "discard", "sort", "reverse", "__setitem__", "__delitem__", "__setattr__"}
@@ -62,12 +63,21 @@ def _may_change(text: str, name: str) -> bool:
     chain ending in an assignment or an item access, a call of a mutating method."""
     n = re.escape(name)
     mutators = "|".join(sorted(MUTATORS))
-    return any(re.search(p, text) for p in (
-        rf"\b(?:global|del)\b[^\n]*\b{n}\b",
-        rf"(?<![\w.]){n}\s*\[",
-        rf"(?<![\w.]){n}\s*\.[\w.\s]*(?:\[|[-+*/%&|^@<>]*=(?!=))",
-        rf"(?<![\w.]){n}\s*\.\s*(?:{mutators})\s*\(",
-    ))
+    if any(search_near(re.compile(p), text, name) for p in (  # each starts with the name
+            rf"(?<![\w.]){n}\s*\[",
+            rf"(?<![\w.]){n}\s*\.[\w.\s]*(?:\[|[-+*/%&|^@<>]*=(?!=))",
+            rf"(?<![\w.]){n}\s*\.\s*(?:{mutators})\s*\(")):
+        return True
+    declared = re.compile(rf"\b(?:global|del)\b[^\n]*\b{n}\b")  # within one line: that of a use of the name
+    at = text.find(name)
+    while at != -1:
+        line_start, line_end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        if line_end == -1:
+            line_end = len(text)
+        if declared.search(text, line_start, line_end) is not None:
+            return True
+        at = text.find(name, line_end)
+    return False
 
 
 def _root(node: ast.AST):
