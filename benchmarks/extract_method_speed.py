@@ -5,7 +5,7 @@
 Prints the time of `extract_method.refactor` for ModelRunner.init_threads_binding ->
 sglang.srt.utils.numa_utils (all four steps, formatting on, the class's file found and the
 package scanned for references by the run itself, nothing written), the time of
-`libcst.parse_module(src).code` on the same model_runner.py, and their ratio (target: <= 4x).
+`libcst.parse_module(src).code` on the same model_runner.py, and their ratio (target: <= 2x, issue 15).
 Each is the best CPU time of a few runs, the two taken turn about in this one process after a
 warm-up (benchmarks/timing.py); the parse caches are emptied before every run, so that each pays
 what a fresh command pays.
@@ -37,7 +37,7 @@ def main() -> None:
     print(f"sglang {version}: model_runner.py {src.count(chr(10))} lines")
     print(f"extract_method, steps 1-4:     {codemod:.3f} s")
     print(f"libcst.parse_module(src).code: {plain:.3f} s")
-    print(f"ratio:                         {codemod / plain:.2f}x (target <= 4x)")
+    print(f"ratio:                         {codemod / plain:.2f}x (target <= 2x)")
 
 
 if __name__ == "__main__":
