@@ -10,7 +10,9 @@ raised. Branch points come from the AST of the function:
 - `assert`: holds / fails (the instruction loading AssertionError ran).
 A branch outcome is hit when, in one call, an instruction positioned inside the taken part ran
 (and, for an outcome that runs nothing, the test ran without raising and the guarded part did
-not).
+not). For an outcome never hit, the tracer also says why (`why.missed_reasons`): each call that
+ended by an exception is recorded with where it stopped and the exception, and each outcome's
+test (its gate) with how often it ran.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import random
 import sys
 import types
 from dataclasses import dataclass, field
+
+from equivalence.engine.run import why
 
 
 @dataclass
@@ -40,6 +44,7 @@ class Coverage:
     branches: list[Branch] = field(default_factory=list)
     never_entered: list[str] = field(default_factory=list)  # units no configuration called ("method", ...)
     lines: dict[str, set[int]] = field(default_factory=dict)  # unit -> the lines the traced runs ran (not in JSON)
+    why_missed: list[dict] = field(default_factory=list)  # {"branches", "why"}: why those were never hit
 
     def to_json(self) -> dict:
         """`branches` counts those some input can take; `unreachable` lists the others, with why."""
@@ -55,6 +60,7 @@ class Coverage:
         return {"branches": len(reachable), "hit": len(reachable) - len(missed), "missed": missed,
                 **({"units": list(units.values())} if units else {}),
                 **({"unreachable": unreachable} if unreachable else {}),
+                **({"why_missed": list(self.why_missed)} if self.why_missed else {}),
                 **({"never_entered": list(self.never_entered)} if self.never_entered else {})}
 
     @property
@@ -242,7 +248,7 @@ class _Points:
         self.unit = unit
         self.constants = {"TYPE_CHECKING": False, **(constants or {})}
         self.implied = implied_outcomes(fn)
-        self.items: list[tuple[Branch, callable]] = []
+        self.items: list[tuple[Branch, callable, why.Gate]] = []
         positions = list(code.co_positions())
         self._assert_offsets = {i.offset: positions[i.offset // 2] for i in dis.get_instructions(code)
                                 if i.opname == "LOAD_ASSERTION_ERROR"}
@@ -253,16 +259,19 @@ class _Points:
                 if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
                     elifs.add(id(node.orelse[0]))
             elif isinstance(node, ast.IfExp):
-                self._add(node.lineno, "conditional expression true", _ran(_span(node.body)), self._never(node.test, True))
-                self._add(node.lineno, "conditional expression false", _ran(_span(node.orelse)),
+                gate = _gate(node.test)
+                self._add(node.lineno, "conditional expression true", _ran(_span(node.body)), gate,
+                          self._never(node.test, True))
+                self._add(node.lineno, "conditional expression false", _ran(_span(node.orelse)), gate,
                           self._never(node.test, False))
             elif isinstance(node, ast.BoolOp):
                 op = "and" if isinstance(node.op, ast.And) else "or"
                 for i, (value, nxt) in enumerate(zip(node.values, node.values[1:]), 1):
                     goes_on = op == "and"  # the operand's truth that continues to the next one
-                    self._add(value.lineno, f"{op}: operand {i} continues", _ran(_span(nxt)), self._never(value, goes_on))
+                    self._add(value.lineno, f"{op}: operand {i} continues", _ran(_span(nxt)), _gate(value),
+                              self._never(value, goes_on))
                     self._add(value.lineno, f"{op}: operand {i} short-circuits", _skipped(_span(value), _span(nxt)),
-                              self._never(value, not goes_on))
+                              _gate(value), self._never(value, not goes_on))
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 word = "while" if isinstance(node, ast.While) else "for"
                 header = _span(node.test if isinstance(node, ast.While) else node.iter)
@@ -272,17 +281,21 @@ class _Points:
                         and not any(isinstance(e, ast.Starred) for e in node.iter.elts):
                     # a literal display: its length is fixed by the source
                     n = len(node.iter.elts)
-                    why = f"it iterates `{ast.unparse(node.iter)}`, a literal of {n} item(s)"
-                    entered, skipped = (why, "") if n == 0 else ("", why)
-                self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])), entered)
-                self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])), skipped)
+                    literal = f"it iterates `{ast.unparse(node.iter)}`, a literal of {n} item(s)"
+                    entered, skipped = (literal, "") if n == 0 else ("", literal)
+                gate = _gate(node.test if isinstance(node, ast.While) else node.iter)
+                self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])), gate, entered)
+                self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])), gate, skipped)
             elif isinstance(node, (ast.Try, ast.TryStar)):
+                body = (node.body[0].lineno, node.body[0].col_offset, node.body[-1].end_lineno,
+                        node.body[-1].end_col_offset)
+                gate = why.Gate(body, ast.unparse(node.body[0]) + (" …" if len(node.body) > 1 else ""))
                 for handler in node.handlers:
                     what = ast.unparse(handler.type) if handler.type is not None else "(bare)"
-                    self._add(handler.lineno, f"except {what}: handler entered", _ran(_span(handler.body[0])))
+                    self._add(handler.lineno, f"except {what}: handler entered", _ran(_span(handler.body[0])), gate)
                 if node.handlers:  # else a body that always raises (a missing optional import) hides what follows
                     self._add(node.lineno, "try: no handler entered", _none_of(
-                        _span(node.body[0]), [_span(h.body[0]) for h in node.handlers]))
+                        _span(node.body[0]), [_span(h.body[0]) for h in node.handlers]), gate)
             elif isinstance(node, ast.Assert):
                 self._assert(node)
 
@@ -297,11 +310,12 @@ class _Points:
         body = _span(node.body[0])
         never_true = self._never(node.test, True) or self.implied.get((id(node), True), "")
         never_false = self._never(node.test, False) or self.implied.get((id(node), False), "")
-        self._add(node.lineno, f"{word} true", _ran(body), never_true)
+        gate = _gate(node.test)
+        self._add(node.lineno, f"{word} true", _ran(body), gate, never_true)
         if node.orelse:
-            self._add(node.lineno, f"{word} false", _ran(_span(node.orelse[0])), never_false)
+            self._add(node.lineno, f"{word} false", _ran(_span(node.orelse[0])), gate, never_false)
         else:
-            self._add(node.lineno, f"{word} false (skips body)", _skipped(_span(node.test), body), never_false)
+            self._add(node.lineno, f"{word} false (skips body)", _skipped(_span(node.test), body), gate, never_false)
 
     def _assert(self, node: ast.Assert) -> None:
         test = _span(node.test)
@@ -314,11 +328,18 @@ class _Points:
         def holds(ran):
             return not fails(ran) and _skipped(test, (0, 0, 0, 0))(ran)
 
-        self._add(node.lineno, "assert holds", holds, self._never(node.test, True))
-        self._add(node.lineno, "assert fails", fails, self._never(node.test, False))
+        self._add(node.lineno, "assert holds", holds, _gate(node.test), self._never(node.test, True))
+        self._add(node.lineno, "assert fails", fails, _gate(node.test), self._never(node.test, False))
 
-    def _add(self, line, label, predicate, unreachable: str = ""):
-        self.items.append((Branch(line, label, unit=self.unit, unreachable=unreachable), predicate))
+    def _add(self, line, label, predicate, gate: why.Gate, unreachable: str = ""):
+        # each outcome its own gate (what the calls did there counts for the outcomes never hit only)
+        gate = why.Gate(gate.span, gate.text)
+        self.items.append((Branch(line, label, unit=self.unit, unreachable=unreachable), predicate, gate))
+
+
+def _gate(node: ast.AST) -> why.Gate:
+    """The test (or loop header) a branch outcome comes out of."""
+    return why.Gate(_span(node), ast.unparse(node))
 
 
 def _borrowed(code: types.CodeType) -> set[int]:
@@ -343,15 +364,20 @@ class BranchTracer:
     """Traces calls of the given code objects; `feed()` folds finished calls into the branches."""
 
     def __init__(self, units: dict[types.CodeType, ast.AST], roles: dict[types.CodeType, str] | None = None,
-                 constants: dict[types.CodeType, dict] | None = None):
-        """`constants`: per code object, the names its module fixes by a literal (unreachable branches)."""
+                 constants: dict[types.CodeType, dict] | None = None, files: set[str] | None = None):
+        """`constants`: per code object, the names its module fixes by a literal (unreachable branches);
+        `files`: the version's own files, where a stop's exception is said to be raised (default:
+        those of the units)."""
         self.codes = units
+        self.files = set(files) if files else {code.co_filename for code in units}
         self.roles = roles or {}
         self.points = {code: _Points(node, code, self.roles.get(code, ""), (constants or {}).get(code))
                        for code, node in units.items()}
         self.positions = {code: list(code.co_positions()) for code in units}
         self.borrowed = {code: _borrowed(code) for code in units}
-        self.calls: list[tuple[types.CodeType, set, set]] = []
+        self.returns = {code: {i.offset for i in dis.get_instructions(code) if i.opname in _RETURNS} for code in units}
+        self.calls: list[list] = []  # [code, offsets, raised, how it stopped (why.Stop) or None]
+        self.ends = {code: why.Ends() for code in units}
         self.entered: set[types.CodeType] = set()
         self.lines: dict[types.CodeType, set[int]] = {code: set() for code in units}
 
@@ -360,7 +386,9 @@ class BranchTracer:
             return None
         offsets: set = set()
         raised: set = set()
-        self.calls.append((frame.f_code, offsets, raised))
+        call = [frame.f_code, offsets, raised, None]
+        self.calls.append(call)
+        last: list = [None]  # the last exception the frame saw: (offset, exception, traceback)
         frame.f_trace_opcodes = True
         frame.f_trace_lines = False
 
@@ -369,6 +397,12 @@ class BranchTracer:
                 offsets.add(frame.f_lasti)
             elif event == "exception":
                 raised.add(frame.f_lasti)  # a test that raised took neither way
+                last[0] = (frame.f_lasti, arg[1], arg[2])
+            elif event == "return" and last[0] is not None:
+                offset, error, tb = last[0]
+                last[0] = None
+                if frame.f_lasti not in self.returns[frame.f_code]:  # left by that exception, not a return
+                    call[3] = why.stop(self.positions[frame.f_code][offset // 2], error, self.files, tb)
             return local
 
         return local
@@ -384,20 +418,30 @@ class BranchTracer:
         return False
 
     def feed(self) -> None:
-        for code, offsets, raised in self.calls:
+        for code, offsets, raised, stopped in self.calls:
             self.entered.add(code)
+            ends = self.ends[code]
+            ends.calls += 1
+            if stopped is not None:
+                ends.stops[stopped] += 1
             positions, borrowed = self.positions[code], self.borrowed[code]
             self.lines[code] |= {positions[o // 2][0] for o in offsets if o not in borrowed}
             ran = Ran({positions[o // 2] for o in offsets if o not in borrowed}, {positions[o // 2] for o in raised},
                       offsets)
-            for branch, predicate in self.points[code].items:
-                if not branch.hit and predicate(ran):
+            for branch, predicate, gate in self.points[code].items:
+                if branch.hit:
+                    continue
+                if predicate(ran):
                     branch.hit = True
+                elif any(_inside(p, gate.span) for p in ran.positions):  # why it is not (yet) hit
+                    gate.reached += 1
+                    if stopped is not None and _inside(stopped.position, gate.span):
+                        gate.raised[stopped] += 1
         self.calls.clear()
 
     def done(self) -> bool:
         return len(self.entered) == len(self.codes) and all(
-            b.hit or b.unreachable for p in self.points.values() for b, _ in p.items)
+            b.hit or b.unreachable for p in self.points.values() for b, _, _ in p.items)
 
     def coverage(self) -> Coverage:
         never = [self.roles.get(code, "") or getattr(code, "co_qualname", code.co_name)
@@ -405,7 +449,13 @@ class BranchTracer:
         lines: dict[str, set[int]] = {}
         for code, found in self.lines.items():
             lines.setdefault(self.roles.get(code, ""), set()).update(found)
-        return Coverage([b for p in self.points.values() for b, _ in p.items], never, lines)
+        missed = [(b.where(), gate, self.ends[code], self.codes[code], self.roles.get(code, ""))
+                  for code, p in self.points.items() for b, _, gate in p.items if not b.hit and not b.unreachable]
+        return Coverage([b for p in self.points.values() for b, _, _ in p.items], never, lines,
+                        why.missed_reasons(missed))
+
+
+_RETURNS = {"RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE"}
 
 
 def trace_until_done(tracer: BranchTracer, run, configs: list) -> Coverage:

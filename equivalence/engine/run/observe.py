@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import builtins
 import logging
-import re
 from dataclasses import dataclass, field
 
 from equivalence.engine.load.defaults import passed
@@ -24,9 +23,8 @@ from equivalence.engine.load.version import FELL_THROUGH_MARK, Version
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.world.standins import CURRENT, Environ, OsProxy, PartlyRealModule, traced_class
 from equivalence.engine.load.stubs import StubTouched
+from equivalence.engine.run import why
 from equivalence.engine.world.world import OPAQUE, NONE, Absent, Domains, Hints, World, canon
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 @dataclass(frozen=True)
@@ -117,9 +115,9 @@ class Session:
             exception = ("NameError", f"name {str(e).removeprefix('local:')!r} is not defined", None)
         except Exception as e:  # the behaviour under test includes its exceptions
             name = getattr(e, "name", None) if isinstance(e, AttributeError) else None
-            exception = (type(e).__name__, _ADDRESS.sub(" at 0x…", str(e)), name)
+            exception = (*why.exception_text(e), name)
             if self.want_where:
-                self.raised_at = self._where(e)
+                self.raised_at = why.raised_at(e, self.files)
             if self.version.caller.arguments:
                 in_arguments = self._in_arguments(e)
         finally:
@@ -133,15 +131,6 @@ class Session:
 
     def observe(self, config: dict) -> Observation:
         return self.run(config)[0]
-
-    def _where(self, error: BaseException) -> str | None:
-        """`file:line` of the innermost frame of the version's own files the exception went through."""
-        tb, where = error.__traceback__, None
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename in self.files:
-                where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
-            tb = tb.tb_next
-        return where
 
     def _in_arguments(self, error: BaseException) -> str:
         """`file:line: argument` when the exception left the caller of the extracted function
@@ -168,12 +157,7 @@ class Session:
             observation = self.observe(config)
         finally:
             self.want_where = False
-        what = " and ".join(never)
-        if observation.exception is None:
-            return f"no configuration called the {what}: the call site's statements never reach it"
-        name, message, _ = observation.exception
-        where = f" at {self.raised_at}" if self.raised_at else ""
-        return f"every configuration raised before calling the {what}: {name}: {message}{where}"
+        return why.never_called(" and ".join(never), observation.exception, self.raised_at)
 
 
 def _proxy(kind: str, current, platform: tuple = ()):
@@ -194,7 +178,7 @@ class CaptureHandler(logging.Handler):
     def emit(self, record):
         if not CURRENT:
             return
-        event = ("log", record.levelname, _ADDRESS.sub(" at 0x…", record.getMessage()))
+        event = ("log", record.levelname, why.scrub(record.getMessage()))
         if getattr(record, RANK0, False):
             event += (RANK0,)  # through log_info_on_rank0, not the logger directly
         CURRENT[-1].events.append(event)

@@ -284,7 +284,7 @@ def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, 
 def measure_coverage(session: Session, configs: list[dict]) -> Coverage:
     units = session.version.units
     constants = {u.code: fixed_names(session.version.ext.files.parse(u.rel), u.node) for u in units}
-    tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units}, constants)
+    tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units}, constants, session.files)
     return trace_until_done(tracer, session.run, configs)
 
 
