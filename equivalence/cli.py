@@ -241,7 +241,7 @@ def exit_code(report: dict) -> int:
               "not checked", file=sys.stderr)
     if any(c["missed"] for p in report["pairs"] for c in p["coverage"].values()):
         print("equivalence: inconclusive: some branches were never run by the configurations, so a "
-              "difference there would not have been seen", file=sys.stderr)
+              "difference there would not have been seen (the report says why, under 'why not hit')", file=sys.stderr)
     for p in report["pairs"]:
         if p.get("could_not_run"):
             print(f"equivalence: could not run: {p['could_not_run']}", file=sys.stderr)

@@ -336,6 +336,7 @@ def markdown(report: dict) -> str:
             out.append(f"- {p['before']} → {p['after']}, {side}: branches {cov['hit']}/{cov['branches']}"
                        + (f" ({units})" if units else "")
                        + (f"; not hit: {'; '.join(cov['missed'])}" if cov["missed"] else ""))
+            out += why_missed_lines(cov, "  - ")
         if p["budget_reached"]:
             out.append(f"- {p['before']} → {p['after']}: stopped at the budget of {p['configs']} configurations")
         for label, names in p.get("imported_with", {}).items():
@@ -376,8 +377,22 @@ def pair_line(p: dict, report: dict) -> str:
     return f"{p['before']} -> {after}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}"
 
 
+def why_missed_lines(cov: dict, lead: str) -> list[str]:
+    """Why the branches a side's coverage missed were not hit (`engine.run.why`), one line per
+    reason, each starting with `lead`; a reason for every missed branch names none of them."""
+    groups = cov.get("why_missed", [])
+    if len(groups) == 1 and len(groups[0]["branches"]) == len(cov["missed"]):
+        return [f"{lead}why not hit: {groups[0]['why']}"]
+    return [f"{lead}why not hit, {'; '.join(g['branches'])}: {g['why']}" for g in groups]
+
+
 def missed_lines(p: dict) -> list[str]:
-    return [f"  {side}: branches not hit: {'; '.join(c['missed'])}" for side, c in p["coverage"].items() if c["missed"]]
+    out = []
+    for side, c in p["coverage"].items():
+        if c["missed"]:
+            out.append(f"  {side}: branches not hit: {'; '.join(c['missed'])}")
+            out += why_missed_lines(c, "    ")
+    return out
 
 
 def static_lines(p: dict) -> list[str]:

@@ -9,7 +9,7 @@ import json
 from equivalence.engine.report.report import EXPLAIN as ENGINE_EXPLAIN
 from equivalence.engine.report.report import (Render, compared_lines, difference_sections, missed_lines, overall,
                                               pair_json, pair_line, revision_lines, static_items, static_lines,
-                                              summary_table)
+                                              summary_table, why_missed_lines)
 from equivalence.presets.kv_dtype.findings import Finding
 from equivalence.presets.kv_dtype.hints import size_key, to_json
 from equivalence.presets.kv_dtype.observed import summary
@@ -101,6 +101,7 @@ def markdown(report: dict) -> str:
         for side, cov in p["coverage"].items():
             if cov["missed"]:
                 out.append(f"- {p['before']} → {p['after']}, {side}: branches not hit: {'; '.join(cov['missed'])}")
+                out += why_missed_lines(cov, "  - ")
     static = [item for i, p in enumerate(report["pairs"]) for line in static_lines(p)[:1]  # the count; its items follow
               for item in [f"- {p['before']} → {p['after']}: {line.strip().removeprefix('static: ')}",
                            *static_items(p, report["pairs"][:i])]]
