@@ -8,7 +8,10 @@ the helpers that moved along, the moved state (the component's fields its builde
 pass), and what the owner rebinds (`shape.written_chains` of both versions, those the moved code
 reads). Exploration, coverage and verdicts are the engine's (`engine.run.explore`,
 `engine.run.coverage`): equivalent only with no divergence and every branch of every moved
-method, delegation and builder of both versions run; a stub reached is "not modelled".
+method, delegation and builder of both versions run; a stub reached is "not modelled"; one of
+them never called in a version is "could not run". Why a function was never called, and why
+each branch was never taken, are the engine's reasons (`engine.run.why`), in the same report keys
+(`could_not_run`, each side's `coverage.why_missed`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from equivalence.component.version import Loaded, Prepared, load, prepare
 from equivalence.engine.judge.compare import (CLASSIFIED, EAGER, NOT_MODELLED, UNSET_STATE, is_divergence,
                                               kind_of_effects)
 from equivalence.engine.load.errors import LoadError
-from equivalence.engine.report.report import EXPLAIN, overall
+from equivalence.engine.report.report import COULD_NOT_RUN, EXPLAIN, overall
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
 from equivalence.component.explore import explore
 from equivalence.engine.run.explore import size
@@ -212,6 +215,7 @@ class Result:
     configs: list
     budget_reached: bool
     coverage: dict
+    could_not_run: str = ""  # why a function under test was never called in some version (nothing proven of it)
 
     @property
     def divergent(self) -> bool:
@@ -221,6 +225,8 @@ class Result:
     def verdict(self) -> str:
         if self.divergent:
             return "divergent"
+        if self.could_not_run:
+            return COULD_NOT_RUN
         if NOT_MODELLED in self.pair.differences or any(not c.complete for c in self.coverage.values()):
             return "inconclusive"
         return "equivalent"
@@ -308,14 +314,30 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
         pass
 
     explored.configs, explored.budget_reached = configs, reached
-    covered = {}
+    covered, why = {}, []
     if coverage:
         for side in ("before", "after"):
             session = pair.sessions[side]
             units = session.version.units
-            tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units})
+            tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units}, files=session.files)
             covered[side] = trace_until_done(tracer, session.run, explored.configs)
-    return Result(pair, explored.configs, explored.budget_reached, covered)
+            if covered[side].never_entered and explored.configs:
+                why.append(f"{session.version.label}: " + _why_not_run(session, explored.configs,
+                                                                         covered[side].never_entered))
+    return Result(pair, explored.configs, explored.budget_reached, covered, "; ".join(why))
+
+
+def _why_not_run(session: Session, configs: list[dict], never: list[str]) -> str:
+    """Why the functions `never` were never called, from a configuration whose sequence calls the
+    method each is part of (the first configuration for a builder or a helper)."""
+    by_config: dict[int, list[str]] = {}
+    for unit in never:
+        name = unit.partition(" ")[2]
+        i = next((n for n, c in enumerate(configs) if c.get("call[0]") == value(name)), None)
+        by_config.setdefault(i, []).append(unit)
+    return "; ".join(session.why_not_run(configs[i or 0], units, "the first configuration" if i is None else
+                                         f"the first configuration calling {units[0].partition(' ')[2]}")
+                     for i, units in by_config.items())
 
 
 def summary(o: Observation) -> dict:
@@ -371,7 +393,8 @@ def pair_json(result: Result, static) -> dict:
     return {
         "before": pair.before.label, "after": pair.after.label,
         "shapes": {"before": _shape(pair.before), "after": _shape(pair.after)},
-        "verdict": verdict, "configs": len(result.configs), "budget_reached": result.budget_reached,
+        "verdict": verdict, **({"could_not_run": result.could_not_run} if result.could_not_run else {}),
+        "configs": len(result.configs), "budget_reached": result.budget_reached,
         "divergences": divergences, "classified": classified, "not_modelled": not_modelled,
         "coverage": {k: c.to_json() for k, c in result.coverage.items()},
         "inputs": {k: [describe(o) for o in v] for k, v in inputs.items()},

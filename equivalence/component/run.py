@@ -27,19 +27,18 @@ state read where the version keeps it (`owner.X` before, `owner.ATTR.X` after).
 from __future__ import annotations
 
 import builtins
-import re
 
 from equivalence.component.version import Prepared
 from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.load.stubs import StubTouched
+from equivalence.engine.run import why
 from equivalence.engine.run.observe import Observation, _proxy
 from equivalence.engine.world.standins import CURRENT, STANDIN, traced_class
 from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Absent, Domains, World, canon, value
 
 MAX_CALLS = 2  # every method alone, and every ordered pair (check.shapes)
 STOP = value(None)
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 class Signature:
@@ -98,6 +97,9 @@ class Session:
                 self.globals.append((module, g.name, g.key, [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
                 module[g.name] = _proxy(g.proxy, module[g.name])
+        self.files = {loaded.shape.tree.path(rel) for rel in loaded.modules}  # the version's own (where it raised)
+        self.raised_at: str | None = None  # where the last run's first exception was raised (why_not_run)
+        self.want_where = False
         package = loaded.shape.owner_rel.split("/")[0]
         self.imports = FunctionImports(loaded.modules.values(), package,
                                        lambda qualname: loaded.shape.tree.canonical(qualname))
@@ -123,7 +125,7 @@ class Session:
             except StubTouched:
                 raise
             except Exception as e:  # noqa: BLE001 - building is part of the behaviour under test
-                built = _exception(e)
+                built = self._exception(e)
             built_from = [k for k in world.read if k not in globals_read]  # read to build: taken as read last
             moved = {f"self.{n}" for n in [*self.moved_state, self.attr]}
             world.events[:] = [e for e in world.events if not (e[0] == "set" and e[1] in moved)]  # what moved
@@ -164,7 +166,26 @@ class Session:
         except StubTouched:
             raise
         except Exception as e:  # noqa: BLE001
-            return _exception(e), None
+            return self._exception(e), None
+
+    def _exception(self, e: BaseException) -> tuple:
+        if self.want_where and self.raised_at is None:
+            self.raised_at = why.raised_at(e, self.files)
+        return why.exception_text(e)
+
+    def why_not_run(self, config: dict, never: list[str], example: str) -> str:
+        """Why `config`'s run (`example` says which it is) never called the functions `never` (a
+        moved method, a delegation, ...): the exception building the owner raised, else the first
+        call's (`why.never_called`)."""
+        self.raised_at, self.want_where = None, True
+        try:
+            observation = self.run(config)[0]
+        finally:
+            self.want_where = False
+        exception = observation.exception or next((e for e, _ in observation.returned if e is not None), None)
+        if observation.not_modelled:
+            exception = ("StubTouched", f"reached {observation.not_modelled[0]}, which no input stands for")
+        return why.never_called(" and ".join(never), exception, self.raised_at, "the sequences' calls", example)
 
     def _rebind(self, instance, world: World, i: int) -> None:
         world.events.append(("rebind", i))
@@ -216,7 +237,3 @@ def _trace_state_writes(component: type, state: set[str]) -> None:
 
     __setattr__._traced_state, __setattr__._original = state, original
     component.__setattr__ = __setattr__
-
-
-def _exception(e: BaseException) -> tuple:
-    return type(e).__name__, _ADDRESS.sub(" at 0x…", str(e))
