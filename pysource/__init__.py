@@ -3,6 +3,8 @@
 `layout` (where the package is, given the PATH a user typed), `checkout` (its files, read once),
 `modules` (dotted names and files), `imports` and `bindings` (what a name stands for),
 `names` (the names code binds and reads), `classes` (a class, its members and bases),
-`extraction` (where a version keeps a method's logic: the shapes an extraction goes through).
+`extraction` (where a version keeps a method's logic: the shapes an extraction goes through),
+`receivers` (what an expression is an instance of), `text_search` (a pattern tried only near the
+name it spells), `parsing` (each text parsed once per run).
 Nothing here imports LibCST, torch, or the codemods and the harness that use it.
 """
