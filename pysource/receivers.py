@@ -123,9 +123,10 @@ class Program:
         return other
 
     def _same_text(self, checkout: Checkout, path: Path) -> bool:
-        mine, theirs = self.checkout.overrides, checkout.overrides
+        """Whether `path` reads the same in `checkout` as in this program's (both read the file, or
+        both replace it by the same text)."""
         rel = checkout.relative(path, checkout.package_root)
-        return mine.get(rel) is theirs.get(rel) or mine.get(rel) == theirs.get(rel)
+        return self.checkout.overrides.get(rel) == checkout.overrides.get(rel)
 
     # -- files and classes ------------------------------------------------------------------
     def file(self, path: Path) -> Optional[File]:
