@@ -67,6 +67,15 @@ class Checkout:
         package_root = Path(package_root)
         return cls(package_root, package_root, None, overrides=dict(overrides or {}), strict=True)
 
+    def with_texts(self, overrides: dict[str, str]) -> Checkout:
+        """This checkout with some files' texts replaced (relative path -> text): the files, the
+        bytes read, the searches done and the class-statement index are shared (they are read off
+        the files on disk, which `overrides` does not change)."""
+        other = Checkout(self.root, self.package_root, self.package, overrides=dict(overrides), strict=self.strict)
+        other._paths, other._data, other._found = self._paths, self._data, self._found
+        other._modules, other._bases = self._modules, self._bases
+        return other
+
     def files(self) -> list[Path]:
         """Every Python file of the checkout (not in hidden folders, caches, virtualenvs, builds)."""
         return [Path(p) for p in self._walked()]

@@ -27,7 +27,7 @@ def files_defining(checkout: Checkout, class_name: str, packages: Iterable[str])
     top level (`class NAME` at the start of a line)."""
     pattern = re.compile(rb"class\s+" + re.escape(class_name.encode()) + rb"\b")
 
-    def defines(data: bytes) -> bool:  # `^` under re.M tries every line: ten times slower
+    def defines(data: bytes) -> bool:  # `^` under re.M tries every line: six times slower
         return any(m.start() == 0 or data[m.start() - 1] == 10 for m in pattern.finditer(data))
 
     packages = set(packages)

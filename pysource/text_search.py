@@ -1,9 +1,9 @@
 """Searching a file's bytes for a pattern that always spells a given name, fast.
 
 Python's `re` skips ahead to a pattern's literal prefix, but a pattern that starts with `\b`, `^`
-(under `re.M`) or an alternation has none: it is tried at every position of the text, ten to
-fifty times slower than finding the name. Every match of such a pattern holds the name and starts
-shortly before it (a few characters, after a run of white space), so it is enough to try the
+(under `re.M`) or an alternation has none: it is tried at every position of the text, several
+times (up to forty) slower than finding the name. Every match of such a pattern holds the name
+and starts shortly before it (a few characters, after a run of white space), so it is enough to try the
 pattern at those few places around each occurrence of the name: the same answer as
 `pattern.search(data)`, at the cost of finding the name.
 """

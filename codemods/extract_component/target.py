@@ -67,7 +67,7 @@ def add_class(run, old: Optional[str], class_code: str, design: Design, owner: O
     cls = format_statement(cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), 0, style)
     package = run.source_module.rpartition(".")[0]
     text = run.current[run.source] if run.source in run.current else run.text
-    owner = owner or parse(run.source, text)
+    owner = owner if owner is not None else parse(run.source, text)
     target_module = parse(run.target, old) if old is not None else None
     if target_module is not None:
         target_module = target_module.with_changes(body=[s for s in target_module.body if not (

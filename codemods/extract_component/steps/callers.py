@@ -26,7 +26,6 @@ from codemods.extract_component.run import ComponentRun
 from codemods.syntax.nodes import parse, top_class
 from codemods.syntax.restyle import restyle
 from codemods.syntax.source_edits import SourceEdits
-from pysource.checkout import Checkout
 from pysource.receivers import Program
 
 
@@ -34,14 +33,9 @@ def current_program(run: ComponentRun) -> Program:
     """A program over the checkout as the steps so far left it (the owner's and the component's
     modules as they are in memory)."""
     base = run.ctx.checkout
-    overrides = {}
-    for path, text in run.current.items():
-        if text is not None:
-            overrides[base.relative(path, base.package_root)] = text
-    checkout = Checkout(base.root, base.package_root, base.package, overrides=overrides)
-    checkout._paths, checkout._data, checkout._found = base._paths, base._data, base._found
-    checkout._modules, checkout._bases = base._modules, base._bases
-    return run.program.over(checkout)
+    overrides = {base.relative(path, base.package_root): text for path, text in run.current.items()
+                 if text is not None}
+    return run.program.over(base.with_texts(overrides))
 
 
 class RewriteCallers(Step[ComponentRun]):

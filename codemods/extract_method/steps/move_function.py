@@ -278,7 +278,7 @@ def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, tar
     """Step 2's changes to the rest of the checkout (`references.update_references`): references
     to the moved globals, and patches of what the moved function reads through the old module
     (in a module with `from __future__ import annotations`, not what only its annotations name)."""
-    target = target_tree or parse(target_path, new_target)  # the tree merged: `new_target` is its code
+    target = target_tree if target_tree is not None else parse(target_path, new_target)  # `new_target` is its code
     reads = candidates(target, recipe.function) - set(recipe.moved_globals)
     if is_lazy(target):  # what only its annotations name, it never reads
         reads -= annotation_only([s for s in target.body if isinstance(s, cst.FunctionDef)
