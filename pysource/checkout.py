@@ -249,13 +249,15 @@ class Checkout:
         return data
 
 
+_FIRST_READ = 1 << 18  # bytes: all of nearly every source file, in one system call and no `fstat`
+
+
 def _read_all(fd: int) -> bytes:
     """A file's bytes (without the buffered file object `open` makes: thousands of files are read)."""
-    size = os.fstat(fd).st_size
-    data = os.read(fd, size + 1)
-    if len(data) <= size:
+    data = os.read(fd, _FIRST_READ)
+    if len(data) < _FIRST_READ:
         return data
-    chunks = [data]  # the file grew since fstat: read on to its end
+    chunks = [data]
     while chunk := os.read(fd, 1 << 20):
         chunks.append(chunk)
     return b"".join(chunks)

@@ -3,7 +3,7 @@
 A run (one codemod command, one check of the harness) holds a `Parses` and makes it active
 for its duration (`with parses:`); every parse of the run goes through `once` (`parse` for
 Python's `ast`, `codemods.syntax.nodes.parse` for LibCST), which answers a text it has seen
-from the cache. Outside a run nothing is kept, so nothing leaks from one run into the next.
+from the cache, and a tree the run built itself (`known`) answers a parse of its own text. Outside a run nothing is kept, so nothing leaks from one run into the next.
 The trees are shared: callers treat them as read-only (LibCST's nodes are immutable; `ast`
 nodes are copied before any change).
 
@@ -22,7 +22,7 @@ from typing import Callable, Optional, TypeVar
 
 T = TypeVar("T")
 
-RUN_GC_THRESHOLDS = (100_000, 50, 1000)
+RUN_GC_THRESHOLDS = (1_000_000, 50, 1000)
 
 
 class Parses:
@@ -50,6 +50,10 @@ class Parses:
         return cache[text]
 
 
+    def known(self, parser: str, text: str, tree: object) -> None:
+        self._trees.setdefault(parser, {}).setdefault(text, tree)
+
+
 _ACTIVE: ContextVar[Optional[Parses]] = ContextVar("pysource.parsing.active", default=None)
 
 
@@ -57,6 +61,14 @@ def once(parser: str, text: str, parse: Callable[[str], T]) -> T:
     """`parse(text)`, through the active run's cache for `parser` (none active: just parsed)."""
     run = _ACTIVE.get()
     return parse(text) if run is None else run.once(parser, text, parse)
+
+
+def known(parser: str, text: str, tree: object) -> None:
+    """`tree`, which the run built and whose text is `text`, stands for the parse of `text` from now
+    on in the active run (a step that reads back what an earlier step wrote reuses its tree)."""
+    run = _ACTIVE.get()
+    if run is not None:
+        run.known(parser, text, tree)
 
 
 def expression(text: str) -> ast.Expression:

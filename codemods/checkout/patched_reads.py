@@ -33,7 +33,7 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
         return []
     skip = {Path(p).resolve() for p in skip}
     tail = old.rpartition(".")[2].encode()
-    old_bytes, dotted = old.encode(), [f"{old}.{n}".encode() for n in sorted(reads)]  # "OLD.NAME"
+    old_dot, read_names = f"{old}.".encode(), tuple(n.encode() for n in sorted(reads))
     alternatives = b"|".join(re.escape(n.encode()) for n in sorted(reads))
     by_name = re.compile(rb"(?:object|setattr|delattr)\(\s*[\w.]+\s*,\s*['\"](?:" + alternatives + rb")['\"]")
     store = re.compile(rb"\.(?:" + alternatives + rb")(?!\w)[ \t]*[-+*/%&|^@]?=(?!=)")  # module.NAME = value
@@ -41,7 +41,7 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
     def worth_parsing(data: bytes) -> bool:
         if tail not in data:
             return False
-        if old_bytes in data and any(d in data for d in dotted) or b".multiple(" in data:
+        if _spells_dotted(data, old_dot, read_names) or b".multiple(" in data:
             return True
         if any(search_near(by_name, data, p) for p in PATCH_CALLS):  # each match starts with one of them
             return True
@@ -60,6 +60,17 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
             found.append(Location(path, node.lineno, f"{how} {old}.{name}, but {function} will read {name} from "
                                                      f"{new}: patch \"{new}.{name}\" instead (or as well)"))
     return found
+
+
+def _spells_dotted(data: bytes, prefix: bytes, names: tuple[bytes, ...]) -> bool:
+    """Whether `data` holds `prefix` + NAME for one of `names` ("OLD.NAME", a patch target), looked
+    for after each `prefix` (one search, rather than one per name)."""
+    at = data.find(prefix)
+    while at != -1:
+        if data.startswith(names, at + len(prefix)):
+            return True
+        at = data.find(prefix, at + 1)
+    return False
 
 
 def _patches(tree: ast.Module, names: FileNames, old: str, reads: set[str], copies: set[str]):

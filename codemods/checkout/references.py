@@ -35,6 +35,7 @@ from codemods.core.formatting import Style, format_import
 from codemods.syntax.import_statements import module_name
 from codemods.checkout.patched_reads import patches_missing_moved_code
 from codemods.syntax.source_edits import SourceEdits
+from pysource.text_search import search_near
 
 @dataclass(frozen=True)
 class Move:
@@ -278,7 +279,9 @@ def may_reference(data: bytes, tail: str, name: str) -> bool:
     """A cheap test, true whenever a file may read `name` through module `...tail`: importing it
     from there (`from ...tail import (..., name`), as an attribute or in a dotted string
     (`tail.name`), or binding the module under another name (`... tail as x`)."""
-    t, n = re.escape(tail.encode()), re.escape(name.encode())
-    return n in data and t in data and bool(
+    spelled = tail.encode()
+    t, n = re.escape(spelled), re.escape(name.encode())
+    return name.encode() in data and spelled in data and bool(
         re.search(rb"from\s+[\w.]*\b" + t + rb"\s+import\s*\(?[\w\s,]*\b" + n + rb"\b", data)
-        or re.search(rb"\b" + t + rb"\s*\.\s*" + n + rb"\b", data) or re.search(rb"\b" + t + rb"\s+as\s+\w", data))
+        or search_near(re.compile(rb"\b" + t + rb"\s*\.\s*" + n + rb"\b"), data, spelled)
+        or search_near(re.compile(rb"\b" + t + rb"\s+as\s+\w"), data, spelled))

@@ -17,6 +17,8 @@ import black
 import isort
 import libcst as cst
 
+from pysource import parsing
+
 
 # Black detects the target versions from the code it formats; formatting one statement alone,
 # it would miss the file's f-strings and keep from adding trailing commas after keyword-only
@@ -36,6 +38,16 @@ class Style:
 
     def isort_config(self) -> isort.Config:
         return self._isort_config
+
+    def black(self, code: str) -> str:
+        """`black.format_str(code)` in this style, once per text in a run (`pysource.parsing`)."""
+        return parsing.once(f"black {self.line_length} {self.target_versions}", code,
+                            lambda c: black.format_str(c, mode=self._black_mode))
+
+    def isort(self, code: str) -> str:
+        """`isort.code(code)` in this style, once per text in a run."""
+        return parsing.once(f"isort {sorted(self.isort_settings.items())}", code,
+                            lambda c: isort.code(c, config=self._isort_config))
 
     # made once per style (a run asks for them for every import line it places): not fields
     @cached_property
@@ -102,8 +114,7 @@ def format_statement(node: cst.BaseStatement, depth: int, style: Style) -> cst.B
     wrapped: cst.BaseStatement = bare
     for _ in range(depth):
         wrapped = cst.If(test=cst.Name("True"), body=cst.IndentedBlock(body=[wrapped]))
-    code = black.format_str(cst.Module(body=[wrapped]).code, mode=style.black_mode())
-    out = cst.parse_module(code).body[0]
+    out = parsing.once("libcst", style.black(cst.Module(body=[wrapped]).code), cst.parse_module).body[0]
     for _ in range(depth):
         out = out.body.body[0]
     return out.with_changes(leading_lines=node.leading_lines)
@@ -114,12 +125,10 @@ def format_import(node: cst.SimpleStatementLine, style: Style) -> cst.SimpleStat
     if not style.enabled:
         return node
     code = cst.Module(body=[node.with_changes(leading_lines=())]).code
-    out = isort.code(code, config=style.isort_config())
-    return cst.parse_statement(out).with_changes(leading_lines=node.leading_lines)
+    return cst.parse_statement(style.isort(code)).with_changes(leading_lines=node.leading_lines)
 
 
 def format_module(code: str, style: Style) -> str:
     if not style.enabled:
         return code
-    code = isort.code(code, config=style.isort_config())
-    return black.format_str(code, mode=style.black_mode())
+    return style.black(style.isort(code))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 import libcst.matchers as m
@@ -25,6 +25,14 @@ def parse(path: Path, text: str) -> cst.Module:
 def parse_text(text: str) -> cst.Module:
     """`libcst.parse_module(text)`, once per text in a run (`pysource.parsing`)."""
     return parsing.once("libcst", text, cst.parse_module)
+
+
+def code(module: cst.Module, render: Optional[Callable[[cst.Module], str]] = None) -> str:
+    """`module.code` (what `render` gives, which must be the same text: `core.render.Renderer`); a
+    parse of that text later in the run gives `module` back (`parsing.known`)."""
+    text = render(module) if render is not None else module.code
+    parsing.known("libcst", text, module)
+    return text
 
 
 def dotted(node: cst.CSTNode) -> Optional[str]:
@@ -86,14 +94,58 @@ def class_members(cls: cst.ClassDef, name: str) -> list[tuple[int, cst.CSTNode]]
 
 
 def def_line(text: str, class_name: str, name: str, nth: int = 0) -> Optional[int]:
-    """1-based line of the `nth` `def name(` (or `name =`) after `class class_name`."""
-    cls = re.search(rf"^class\s+{re.escape(class_name)}\b", text, re.M)
-    start = cls.start() if cls else 0
-    pat = re.compile(rf"^[ \t]+(?:async\s+)?def\s+{re.escape(name)}\s*\(|^[ \t]+{re.escape(name)}\s*=", re.M)
-    hits = list(pat.finditer(text, start))
+    """1-based line of the `nth` `def name(` (or `name =`) after `class class_name`: the `nth`
+    match of `^[ \t]+(?:async\s+)?def\s+NAME\s*\(|^[ \t]+NAME\s*=` (re.M) from the first line
+    starting `class\s+CLASS\b`, found from the places that spell the name (tried at every line, the
+    pattern costs a scan of the file per call)."""
+    header = re.compile(rf"class\s+{re.escape(class_name)}\b")
+    start = next((at for at in _finds(text, "class", 0) if (at == 0 or text[at - 1] == "\n") and header.match(text, at)),
+                 0)
+    after = re.compile(r"\s*\(|\s*=")
+    hits = []
+    for at in _finds(text, name, start):
+        m = after.match(text, at + len(name))
+        if m is None:
+            continue
+        begins = _def_start(text, at) if m.group().endswith("(") else _indented_start(text, at)
+        if begins:  # each after the class's line, which starts with `class`
+            hits.append(min(begins))
     if len(hits) <= nth:
         return None
-    return text.count("\n", 0, hits[nth].start()) + 1
+    return text.count("\n", 0, hits[nth]) + 1
+
+
+def _finds(text: str, word: str, start: int) -> Iterator[int]:
+    at = text.find(word, start)
+    while at != -1:
+        yield at
+        at = text.find(word, at + 1)
+
+
+def _indented_start(text: str, at: int) -> list[int]:
+    """[the start of the line holding `at`] when only spaces and tabs (one at least) come before it there."""
+    line = text.rfind("\n", 0, at) + 1
+    return [line] if line < at and not text[line:at].strip(" \t") else []
+
+
+def _def_start(text: str, at: int) -> list[int]:
+    """Where `^[ \t]+(?:async\s+)?def\s+` can start so as to end at `at` (the name)."""
+    d = _before_space(text, at)
+    if d == at or not text.endswith("def", 0, d):
+        return []
+    d -= 3
+    out = _indented_start(text, d)
+    a = _before_space(text, d)
+    if a < d and text.endswith("async", 0, a):
+        out += _indented_start(text, a - 5)
+    return out
+
+
+def _before_space(text: str, at: int) -> int:
+    """The start of the run of white space (`\s`) that ends at `at`."""
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return at
 
 
 def text_line(text: str, pattern: str, nth: int = 0) -> Optional[int]:

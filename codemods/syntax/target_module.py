@@ -17,7 +17,8 @@ from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
-from codemods.syntax.nodes import binding_line, parse
+from codemods.syntax.nodes import binding_line, code, parse
+from codemods.core.render import Renderer
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_statement
 from codemods.syntax.travelling_code import free_names
@@ -31,9 +32,11 @@ def merge_into(text: str, path: Path, module_name: str, package: str, imports: S
                type_imports: Sequence[cst.SimpleStatementLine], globals_: Sequence[cst.BaseStatement],
                moved: Sequence[cst.BaseStatement], function: cst.FunctionDef, style: Style,
                source_line: Callable[[str], str]) -> str:
-    """The target module's new text: `merged_module(...).code`."""
-    return merged_module(text, path, module_name, package, imports, type_imports, globals_, moved, function, style,
-                         source_line).code
+    """The target module's new text: `merged_module(...)`'s code, the lines of what it kept copied
+    (a later parse of the text reuses the tree)."""
+    merged = merged_module(text, path, module_name, package, imports, type_imports, globals_, moved, function, style,
+                           source_line)
+    return code(merged, Renderer(parse(path, text), text).render)
 
 
 def merged_module(text: str, path: Path, module_name: str, package: str, imports: Sequence[cst.SimpleStatementLine],

@@ -28,7 +28,7 @@ from codemods.syntax.travelling_code import Annotations, travelling_code
 from codemods.syntax.import_placement import add_import, from_import
 from codemods.syntax.import_statements import absolute_module, bound_name, index_bindings, module_name
 from codemods.extract_method.recipe import Recipe
-from codemods.syntax.target_module import merged_module
+from codemods.syntax.target_module import merge_into
 from codemods.syntax.type_checking import add_type_checking_imports
 from codemods.core.steps import Step
 from codemods.core.errors import BadInput
@@ -52,10 +52,9 @@ def _blank(n: int) -> list[cst.EmptyLine]:
 
 def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style,
                   target: Path, target_text: Optional[str], members: Optional[dict] = None,
-                  on_disk: Optional[str] = None) -> tuple[cst.Module, str, Hole, Optional[cst.Module]]:
+                  on_disk: Optional[str] = None) -> tuple[cst.Module, str, Hole]:
     """(new source module, target module text, (index the method had in the class body, its
-    blank leading lines): where a run that goes on to step 3 puts the wrapper, the target's tree
-    when the text is its code (merged into a module already there), else None). `on_disk`: the
+    blank leading lines): where a run that goes on to step 3 puts the wrapper). `on_disk`: the
     source module as the user's file holds it (refusals point at its lines; its module globals
     are those of `text`, which step 1 changed inside the class only)."""
     on_disk = on_disk or text
@@ -109,13 +108,12 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         for g in moved_globals:
             body.append(g.with_changes(leading_lines=[*_blank(1), *_comments_only(g.leading_lines)]))
         body.append(function)
-        target_code, target_tree = format_module(cst.Module(body=body).code, style), None
+        target_code = format_module(cst.Module(body=body).code, style)
     else:
-        target_tree = merged_module(target_text, target, recipe.target_module, recipe.target_package, imports,
-                                    type_imports, globals_, moved_globals, function, style,
-                                    lambda name: f"{path}:{binding_line(on_disk, name) or use_line(name)}"
-                                    if name != recipe.function else f"{path}:{use_line(recipe.method_name)}")
-        target_code = target_tree.code
+        target_code = merge_into(target_text, target, recipe.target_module, recipe.target_package, imports,
+                                 type_imports, globals_, moved_globals, function, style,
+                                 lambda name: f"{path}:{binding_line(on_disk, name) or use_line(name)}"
+                                 if name != recipe.function else f"{path}:{use_line(recipe.method_name)}")
 
     # The source module: drop the moved globals and the method, call the module function at
     # the call sites, import the target module.
@@ -136,7 +134,7 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         if len(pat.findall(text)) > len(pat.findall(moved_text)):
             # the source module still uses a moved global: import it from its new home
             new_module = add_import(new_module, from_import(recipe.target_module, [name]), style, package)
-    return new_module, target_code, hole, target_tree
+    return new_module, target_code, hole
 
 
 def imports_target(module: cst.Module, bindings: dict, recipe: Recipe, package: str) -> bool:
@@ -248,7 +246,7 @@ class MoveFunction(Step["ExtractionRun"]):
         recipe, ctx, target = run.recipe, run.ctx, run.target
         # a recipe that creates its module writes it whole: one already there must be the same
         into = None if recipe.new_target else run.current[target]
-        run.module, new_target, run.hole, target_tree = move_function(run.module, run.text, run.source, recipe, ctx.style, target,
+        run.module, new_target, run.hole = move_function(run.module, run.text, run.source, recipe, ctx.style, target,
                                                          into, run.members, run.original)
         if recipe.new_target and run.original_target is not None and run.original_target != new_target:
             raise BadInput("target module already present with other content", target)
@@ -258,7 +256,7 @@ class MoveFunction(Step["ExtractionRun"]):
         for init in new_packages(ctx.root, target) if recipe.package_inits else ():
             run.adds(init, "")
         for path, (old, new) in _update_checkout(ctx.checkout, recipe, run.module, target, new_target, ctx.style,
-                                                 {run.source, target}, target_tree).items():
+                                                 {run.source, target}).items():
             run.adds(path, new, old)
         return recipe.subject(2)
 
@@ -273,12 +271,12 @@ def new_packages(root: Path, target: Path) -> list[Path]:
 
 
 def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, target_path: Path, new_target: str,
-                     style: Style, skip: set[Path], target_tree: Optional[cst.Module] = None
+                     style: Style, skip: set[Path]
                      ) -> dict[Path, tuple[str, str]]:
     """Step 2's changes to the rest of the checkout (`references.update_references`): references
     to the moved globals, and patches of what the moved function reads through the old module
     (in a module with `from __future__ import annotations`, not what only its annotations name)."""
-    target = target_tree if target_tree is not None else parse(target_path, new_target)  # `new_target` is its code
+    target = parse(target_path, new_target)
     reads = candidates(target, recipe.function) - set(recipe.moved_globals)
     if is_lazy(target):  # what only its annotations name, it never reads
         reads -= annotation_only([s for s in target.body if isinstance(s, cst.FunctionDef)
