@@ -34,7 +34,7 @@ from typing import Iterable, Iterator, Optional
 from pysource import parsing
 from pysource.checkout import Checkout
 from pysource.bindings import binding_index
-from pysource.imports import FileNames, nodes
+from pysource.imports import FileNames, nodes, nodes_on_lines
 from pysource.modules import import_bindings, module_level_statements
 from pysource.text_search import search_near
 
@@ -138,7 +138,7 @@ class Program:
                 self._files[path] = None
             else:
                 module = self.checkout.module_of(path) or f"<{self.checkout.relative(path)}>"
-                names = FileNames(tree, self.checkout.package_of(path), module)
+                names = FileNames(tree, self.checkout.package_of(path), module, text=self.checkout.text(path))
                 self._files[path] = File(path, tree, names, module)
         return self._files[path]
 
@@ -550,7 +550,7 @@ class Program:
                     else:
                         continue
                     (types.update(t), declared.append((path, line))) if t else silent.append((path, line))
-                for fn, n, one in self.self_writes(f, cls).get(attr, ()):
+                for fn, n, one in self.self_writes(f, cls, attr):
                     t = None
                     if isinstance(n, ast.AnnAssign):
                         t = self.annotation(f, n.annotation)
@@ -669,7 +669,7 @@ class Program:
             elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
                 seen = True
                 assigned.append(self.type_of(f, stmt.value, depth))
-        for fn, n, one in self.self_writes(f, cls).get(attr, ()):
+        for fn, n, one in self.self_writes(f, cls, attr):
             seen = True
             if isinstance(n, ast.AnnAssign):
                 assigned.append(self.annotation(f, n.annotation))
@@ -681,31 +681,22 @@ class Program:
                 assigned.append(None)
         return declared, assigned, seen
 
-    def self_writes(self, f: File, cls: ast.ClassDef) -> dict[str, list[tuple[ast.AST, ast.AST, ast.AST]]]:
+    def self_writes(self, f: File, cls: ast.ClassDef, attr: Optional[str] = None):
         """{attribute: [(method, statement, target)]} for every `self.attribute = ...` (and `+=`,
-        `for self.x in`, `del`) in the class's methods, `self` being each method's first parameter."""
+        `for self.x in`, `del`) in the class's methods, `self` being each method's first parameter;
+        with `attr`, the list for that attribute alone, found on the lines that spell it."""
+        if attr is not None:
+            lines = f.names.lines_of(attr)
+            if lines is not None:
+                return [w for fn in _methods(cls) for w in _writes(fn, nodes_on_lines(fn, lines)) if w[2].attr == attr]
+            return self.self_writes(f, cls).get(attr, [])
         key = ("writes", id(cls))
         found = self._index.get(key)
         if found is None:
             found = self._index[key] = {}
-            for fn in cls.body:
-                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.args.args \
-                        or _decorated(fn, "staticmethod"):
-                    continue
-                me = fn.args.args[0].arg
-                for n in nodes(fn):
-                    if isinstance(n, ast.Assign):
-                        targets = n.targets
-                    elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-                        targets = [n.target]
-                    elif isinstance(n, ast.Delete):
-                        targets = n.targets
-                    else:
-                        continue
-                    for t in targets:
-                        for one in _flat(t):
-                            if isinstance(one, ast.Attribute) and isinstance(one.value, ast.Name) and one.value.id == me:
-                                found.setdefault(one.attr, []).append((fn, n, one))
+            for fn in _methods(cls):
+                for w in _writes(fn, nodes(fn)):
+                    found.setdefault(w[2].attr, []).append(w)
         return found
 
     def _unpacked(self, f: File, n: ast.Assign, target: ast.AST, depth: int) -> Types:
@@ -833,6 +824,32 @@ def _element(types: Types, index: int) -> Types:
         else:
             return None
     return union(out)
+
+
+def _methods(cls: ast.ClassDef) -> Iterator[ast.AST]:
+    """The class's methods that take `self` (not static methods)."""
+    for fn in cls.body:
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args and not _decorated(fn, "staticmethod"):
+            yield fn
+
+
+def _writes(fn: ast.AST, walk: Iterable[ast.AST]) -> Iterator[tuple[ast.AST, ast.AST, ast.Attribute]]:
+    """(fn, statement, target) for each `self.X = ...` (and `+=`, `for self.X in`, `del`) among
+    the nodes `walk` gives of method `fn`."""
+    me = fn.args.args[0].arg
+    for n in walk:
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+            targets = [n.target]
+        elif isinstance(n, ast.Delete):
+            targets = n.targets
+        else:
+            continue
+        for t in targets:
+            for one in _flat(t):
+                if isinstance(one, ast.Attribute) and isinstance(one.value, ast.Name) and one.value.id == me:
+                    yield fn, n, one
 
 
 def _flat(target: ast.AST) -> list[ast.AST]:

@@ -55,7 +55,8 @@ def patches_missing_moved_code(checkout: Checkout, old: str, new: str, function:
             tree = checkout.parse(path)
         except (SyntaxError, ValueError):
             continue  # references.plan_references lists unparseable files that mention moved names
-        names = FileNames(tree, checkout.package_of(path), checkout.module_of(path) or f"<{path}>")
+        names = FileNames(tree, checkout.package_of(path), checkout.module_of(path) or f"<{path}>",
+                          text=checkout.text(path))
         for node, name, how in _patches(tree, names, old, reads, copies):
             found.append(Location(path, node.lineno, f"{how} {old}.{name}, but {function} will read {name} from "
                                                      f"{new}: patch \"{new}.{name}\" instead (or as well)"))

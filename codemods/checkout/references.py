@@ -97,8 +97,8 @@ def plan_references(checkout: Checkout, move: Move, style: Style, skip: Iterable
                                                   f"references to {move.old} cannot be checked: fix it first"))
             continue
         file = FileChanges(path, SourceEdits(text))
-        _References(file, FileNames(tree, checkout.package_of(path), checkout.module_of(path) or f"<{path}>"),
-                    move, style).visit(tree)
+        bindings = FileNames(tree, checkout.package_of(path), checkout.module_of(path) or f"<{path}>", text=text)
+        _References(file, bindings, move, style).visit(tree)
         conflicts += file.conflicts
         if file.edits and not file.conflicts:
             changes[path] = (text, file.edits.result())
