@@ -44,6 +44,7 @@ class Checkout:
     _modules: Optional[dict[str, str]] = field(default=None, repr=False)
     _found: dict[bytes, list[str]] = field(default_factory=dict, repr=False)  # needle -> files holding it
     _bases: Optional[dict[bytes, list[str]]] = field(default=None, repr=False)  # word -> files whose bases spell it
+    _tops: Optional[set[str]] = field(default=None, repr=False)  # see `from_outside`
     overrides: dict[str, str] = field(default_factory=dict)  # file (relative) -> the text to use instead
     strict: bool = False  # a file that cannot be read raises (a version's), else reads as empty (a scan's)
 
@@ -73,8 +74,29 @@ class Checkout:
         the files on disk, which `overrides` does not change)."""
         other = Checkout(self.root, self.package_root, self.package, overrides=dict(overrides), strict=self.strict)
         other._paths, other._data, other._found = self._paths, self._data, self._found
-        other._modules, other._bases = self._modules, self._bases
+        other._modules, other._bases, other._tops = self._modules, self._bases, self._tops
         return other
+
+    def from_outside(self, dotted: str) -> bool:
+        """Whether a dotted name comes from outside the checkout (`torch.nn.Module`): its first part
+        is no name an absolute import reaches a file of the checkout by. Those are the package (or,
+        without one, each module and package the folder holds) and each module and package beside
+        a file outside it, which a script may import; a module inside the package is none
+        (`sglang/srt/models/transformers.py` does not make `transformers` the checkout's)."""
+        if self._tops is None:
+            self._tops = tops = set()
+            under = str(self.package_root) + os.sep
+            for p in self._walked():
+                rel = p[len(under):] if p.startswith(under) else None
+                first = rel.split(os.sep, 1)[0] if rel is not None else None
+                if first is not None and (self.package is None or first == self.package):
+                    tops.add(first[:-3] if first.endswith(".py") else first)
+                    continue
+                folder, name = os.path.split(p)
+                tops.add(name[:-3])
+                if name == "__init__.py":
+                    tops.add(os.path.basename(folder))
+        return not dotted.startswith("<") and dotted.split(".")[0] not in self._tops
 
     def files(self) -> list[Path]:
         """Every Python file of the checkout (not in hidden folders, caches, virtualenvs, builds)."""

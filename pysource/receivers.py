@@ -108,7 +108,6 @@ class Program:
         self._classes: dict[str, Optional[tuple[File, ast.ClassDef]]] = {}
         self._attr: dict[tuple[str, str], Types] = {}
         self._subclasses: dict[str, frozenset[str]] = {}
-        self._tops: Optional[set[str]] = None
         self._busy: set = set()
         self._index: dict = {}
         self._stack: list = []
@@ -149,12 +148,8 @@ class Program:
         return Path(found) if found is not None else None
 
     def outside(self, qualified: str) -> bool:
-        """Whether a dotted name comes from outside the checkout (`torch.nn.Module`)."""
-        if self._tops is None:
-            files = self.checkout.files()
-            self._tops = {p.stem for p in files} | {p.parent.name for p in files if p.name == "__init__.py"} | {
-                self.checkout.package}
-        return not qualified.startswith("<") and qualified.split(".")[0] not in self._tops
+        """Whether a dotted name comes from outside the checkout (`Checkout.from_outside`)."""
+        return self.checkout.from_outside(qualified)
 
     def class_def(self, qualname: Optional[str], depth: int = 0) -> Optional[tuple[File, ast.ClassDef]]:
         """The file and definition of the class `qualname` names (re-exports followed)."""

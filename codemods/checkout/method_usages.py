@@ -40,7 +40,6 @@ class ParsedFiles:
         self.checkout, self.method = checkout, method
         self._parsed: dict[Path, Optional[Parsed]] = {}
         self.called: set[int] = set()  # ids of the `x.METHOD` nodes that are called
-        self._tops: Optional[set[str]] = None  # names of the checkout's files and packages
 
     def get(self, path: Path) -> Optional[Parsed]:
         if path not in self._parsed:
@@ -129,13 +128,8 @@ class ParsedFiles:
         return out
 
     def outside(self, qualified: str) -> bool:
-        """Whether a dotted name comes from outside the checkout (`torch.nn.Module`): its first
-        part is neither the package nor a module some file of the checkout could be."""
-        if self._tops is None:
-            files = self.checkout.files()
-            self._tops = {p.stem for p in files} | {p.parent.name for p in files if p.name == "__init__.py"} | {
-                self.checkout.package}
-        return not qualified.startswith("<") and qualified.split(".")[0] not in self._tops
+        """Whether a dotted name comes from outside the checkout (`Checkout.from_outside`)."""
+        return self.checkout.from_outside(qualified)
 
     def unrelated(self, node: ast.ClassDef, names: FileNames, base: str) -> Optional[list[ast.ClassDef]]:
         """The lineage of class `node` when it provably does not derive from `base` (else None)."""
