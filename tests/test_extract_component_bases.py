@@ -1,6 +1,7 @@
 """codemods.extract_component where the owner's bases set up what the moved code reads
 (`fixtures/components/index_pool`: a DSA pool whose `page_size`, `start_layer` its base's
-`__init__` assigns, and `quant_block_size` a class attribute)."""
+`__init__` assigns, and `quant_block_size` a class attribute), and where other code reads a moved
+method by name (`hasattr(pool, "get_index_buffer")`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "components" / "
 POOL = "sglang/srt/mem_cache/memory_pool.py"
 TARGET = "sglang.srt.mem_cache.index_key_cache.IndexKeyCache"
 TARGET_FILE = "sglang/srt/mem_cache/index_key_cache.py"
+INDEXER = "sglang/srt/layers/indexer.py"
 
 
 def _tree(dest: Path, edits: list[tuple[str, str]] = ()) -> Path:
@@ -65,3 +67,17 @@ def test_a_base_init_that_reaches_a_moved_method_leaves_no_construction_point(tm
         in str(caught.value)
     assert caught.value.line == 29  # super().__init__(...): the base's __init__ calls self._set_start
 
+
+def test_a_read_by_name_refuses_unless_the_delegations_stay(tmp_path):
+    root = _tree(tmp_path / "t")
+    with pytest.raises(Refusal) as caught:
+        refactor(root, _spec("get_index_buffer"))
+    assert f"{INDEXER}:2: reads pool.get_index_buffer by name (hasattr): the delegation goes in step 3" \
+        in str(caught.value)
+    before = (root / INDEXER).read_text()
+    plan = refactor(root, _spec("get_index_buffer", keep_wrappers=True))
+    assert any(f"{INDEXER}:2: reads pool.get_index_buffer by name (hasattr); the delegations are kept" in m
+               for m in plan.messages)
+    write_plan(plan)
+    assert (root / INDEXER).read_text() == before
+    assert "return self.index_key_cache.get_index_buffer(layer_id)" in (root / POOL).read_text()

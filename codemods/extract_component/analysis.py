@@ -369,7 +369,7 @@ def _outside_state_uses(owner: Owner, state: list[str], request_attr: str, progr
         refuse_at(refuse, u.path, u.line, f"--state {u.method}: {verb} {u.receiver}.{u.method}, which as moved state "
                                           f"would be {u.receiver}.{request_attr}.{u.method}: the tool makes only "
                                           f"{owner.name}'s own methods reach it there; leave it out of --state")
-    for loc in [*found.ambiguous, *found.conflicts]:
+    for loc in [*found.ambiguous, *found.conflicts, *found.by_name]:
         name = next((a for a in state if f".{a}" in loc.what), state[0])
         refuse_at(refuse, loc.path, loc.line, f"--state {name}: {loc.what}; as moved state of the component it "
                                               f"would no longer be on {owner.name}")
