@@ -11,9 +11,9 @@ For each `x.METHOD` in a file that spells METHOD (comments and strings are not u
   declares is an instance of the class (`receivers.Program.attribute_contract`): a caller, with
   the declarations it rests on as evidence (shown to the user);
 - anything else may be the class's method or another's: ambiguous, listed.
-Also listed: a subclass overriding METHOD, `super().METHOD` in one, `getattr(x, "METHOD")` /
-`patch.object(x, "METHOD")` where `x` may be an instance or the class, `CLASS.METHOD` reached
-through the class. A patch target `"module.CLASS.METHOD"` (or a subclass's) is a patch to rewrite.
+Also listed: a subclass overriding METHOD, `super().METHOD` in one, `patch.object(x, "METHOD")`
+where `x` may be an instance or the class, `CLASS.METHOD` reached through the class; and, apart
+(`Uses.by_name`: they still find a delegation the class keeps), `getattr`/`hasattr(x, "METHOD")`. A patch target `"module.CLASS.METHOD"` (or a subclass's) is a patch to rewrite.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ class Uses:
     patches: list[Patch] = field(default_factory=list)
     conflicts: list[Location] = field(default_factory=list)
     ambiguous: list[Location] = field(default_factory=list)  # receivers that may or may not be the class's
+    by_name: list[Location] = field(default_factory=list)  # `getattr`/`hasattr(x, "METHOD")`: reads that find
+    # the method while the class keeps a member of that name (a delegation), else break
     notes: list[str] = field(default_factory=list)
 
 
@@ -228,9 +230,11 @@ class _FileUses:
         verdict = self._verdict(types)
         if verdict == "other":
             return
-        verb = "reads" if callee_name(node) in ("getattr", "hasattr") else "patches"
-        self._conflict(node, f"{verb} {ast.unparse(receiver)}.{self.method} by name ({ast.unparse(node.func)}): "
-                             f"patch or reach it through the component instead")
+        what = f"{ast.unparse(receiver)}.{self.method} by name ({ast.unparse(node.func)})"
+        if callee_name(node) in ("getattr", "hasattr"):
+            self.out.by_name.append(Location(self.f.path, node.lineno, f"reads {what}"))
+        else:
+            self._conflict(node, f"patches {what}: patch or reach it through the component instead")
 
     def _patch_target(self, node: ast.Constant) -> None:
         owner, _, rest = node.value.partition(f".{self.method}")

@@ -33,6 +33,7 @@ from codemods.core.errors import Conflicts, Location, Refusal
 from codemods.extract_component.design import Design, Field
 from codemods.extract_component.uses import SelfUse, self_name, self_uses, written_chains
 from codemods.syntax.annotations import attribute_types
+from pysource.imports import callee_name
 from pysource.classes import PROPERTY_DECORATORS, classes
 from pysource.receivers import Program
 
@@ -368,7 +369,7 @@ def _outside_state_uses(owner: Owner, state: list[str], request_attr: str, progr
         refuse_at(refuse, u.path, u.line, f"--state {u.method}: {verb} {u.receiver}.{u.method}, which as moved state "
                                           f"would be {u.receiver}.{request_attr}.{u.method}: the tool makes only "
                                           f"{owner.name}'s own methods reach it there; leave it out of --state")
-    for loc in [*found.ambiguous, *found.conflicts]:
+    for loc in [*found.ambiguous, *found.conflicts, *found.by_name]:
         name = next((a for a in state if f".{a}" in loc.what), state[0])
         refuse_at(refuse, loc.path, loc.line, f"--state {name}: {loc.what}; as moved state of the component it "
                                               f"would no longer be on {owner.name}")
@@ -518,9 +519,32 @@ def _init_statements(owner: Owner) -> list[ast.stmt]:
     return list(owner.init.body) if owner.init is not None else []
 
 
-def _assigned_by(stmt: ast.stmt, attr: str, owner: Owner, me: str, depth: int = 0) -> bool:
-    """Whether running `stmt` (a statement of an owner method whose self is `me`) assigns `self.attr`
-    on every path that completes normally."""
+def _resolved(owner: Owner, name: str, start: int = 0) -> Optional[tuple[ast.FunctionDef, int]]:
+    """The method `name` that `self.name` runs on an owner, looked up from `owner.lineage[start]`
+    (the owner, then its bases in the tree), with the index of the class defining it; None where
+    the line of classes is not a single chain up to it (several bases: the MRO is not followed)."""
+    for i, (cls, _) in enumerate(owner.lineage[start:], start):
+        fn = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
+        if fn is not None:
+            return fn, i
+        if len(cls.bases) != 1:
+            return None
+    return None
+
+
+def _super_init(call: ast.Call, me: str) -> bool:
+    """`super().__init__(...)` or `super(C, me).__init__(...)`."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call) \
+        and callee_name(func.value) == "super" and (not func.value.args or (
+            len(func.value.args) == 2 and isinstance(func.value.args[1], ast.Name) and func.value.args[1].id == me))
+
+
+def _assigned_by(stmt: ast.stmt, attr: str, owner: Owner, me: str, depth: int = 0, level: int = 0) -> bool:
+    """Whether running `stmt` (a statement of an owner method whose self is `me`, defined in
+    `owner.lineage[level]`) assigns `self.attr` on every path that completes normally; a call
+    `self.m(...)` runs the method an owner has for m, `super().__init__(...)` the next base's
+    `__init__` in a single chain of bases."""
     if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         for t in targets:
@@ -529,21 +553,26 @@ def _assigned_by(stmt: ast.stmt, attr: str, owner: Owner, me: str, depth: int = 
                         and one.value.id == me:
                     return True
         return False
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and depth < 4:
         func = stmt.value.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == me \
-                and func.attr in owner.defs and depth < 4:
-            fn = owner.method(func.attr)
-            return any(_assigned_by(s, attr, owner, self_name(fn), depth + 1) for s in fn.body)
-        return False
+        found = None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == me:
+            found = _resolved(owner, func.attr)
+        elif _super_init(stmt.value, me) and level + 1 < len(owner.lineage) \
+                and len(owner.lineage[level][0].bases) == 1:
+            found = _resolved(owner, "__init__", level + 1)
+        if found is None:
+            return False
+        fn, at = found
+        return any(_assigned_by(s, attr, owner, self_name(fn), depth + 1, at) for s in fn.body)
     if isinstance(stmt, ast.If):
-        return bool(stmt.orelse) and any(_assigned_by(s, attr, owner, me, depth) for s in stmt.body) and any(
-            _assigned_by(s, attr, owner, me, depth) for s in stmt.orelse)
+        return bool(stmt.orelse) and any(_assigned_by(s, attr, owner, me, depth, level) for s in stmt.body) and any(
+            _assigned_by(s, attr, owner, me, depth, level) for s in stmt.orelse)
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return any(_assigned_by(s, attr, owner, me, depth) for s in stmt.body)
+        return any(_assigned_by(s, attr, owner, me, depth, level) for s in stmt.body)
     if isinstance(stmt, ast.Try):
-        return any(_assigned_by(s, attr, owner, me, depth) for s in stmt.body) and all(
-            any(_assigned_by(s, attr, owner, me, depth) or isinstance(s, ast.Raise) for s in h.body)
+        return any(_assigned_by(s, attr, owner, me, depth, level) for s in stmt.body) and all(
+            any(_assigned_by(s, attr, owner, me, depth, level) or isinstance(s, ast.Raise) for s in h.body)
             for h in stmt.handlers)
     return False
 
@@ -584,6 +613,8 @@ def _construction(owner: Owner, request: Request, design: Design, fields: dict, 
     ready = 0
     for attr in sources:
         at = next((i + 1 for i, s in enumerate(body) if _assigned_by(s, attr, owner, me)), None)
+        if at is None and attr in owner.class_attrs:
+            at = 0  # a class attribute (of the owner or a base): there before __init__ runs
         if at is None:
             refuse(init.lineno, f"no valid construction point: {owner.name}.__init__ does not assign self.{attr} "
                                 f"on every path (the field {attr} of {request.component} is read from it when the "
@@ -591,7 +622,7 @@ def _construction(owner: Owner, request: Request, design: Design, fields: dict, 
             return 0, removed, []
         ready = max(ready, at)
     reach = _reaches(owner, set(moved), set(state))
-    first_use = next((i for i, s in enumerate(body) if i not in removed and _uses_component(s, reach, state, me)),
+    first_use = next((i for i, s in enumerate(body) if i not in removed and _uses_component(s, reach, state, me, owner)),
                      len(body))
     at = removed[0] if removed and removed[0] >= ready else ready
     if at > first_use:
@@ -613,11 +644,22 @@ def _construction(owner: Owner, request: Request, design: Design, fields: dict, 
     return at, removed, after
 
 
-def _uses_component(stmt: ast.stmt, reach: set[str], state: dict, me: str) -> bool:
+def _uses_component(stmt: ast.stmt, reach: set[str], state: dict, me: str, owner: Optional[Owner] = None,
+                    level: int = 0, depth: int = 0) -> bool:
+    """Whether `stmt` may use the component: it reaches a method of `reach` or moved state on self,
+    or it is `super().__init__(...)` and a base's `__init__` (in a single chain) does."""
     for n in ast.walk(stmt):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me and (
                 n.attr in reach or n.attr in state):
             return True
+        if owner is not None and depth < 4 and isinstance(n, ast.Call) and _super_init(n, me) \
+                and level + 1 < len(owner.lineage) and len(owner.lineage[level][0].bases) == 1:
+            found = _resolved(owner, "__init__", level + 1)
+            if found is None:  # no __init__ up a single chain of bases in the tree: not followed
+                continue
+            fn, at = found
+            if any(_uses_component(s, reach, state, self_name(fn), owner, at, depth + 1) for s in fn.body):
+                return True
     return False
 
 

@@ -185,10 +185,14 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
     problems += [Location(p.path, p.node.lineno, f"patches {p.node.value!r}, a subclass's {p.method}: after the move "
                                                  f"that would patch {spec.component}.{p.method} for every owner")
                  for p in state.uses.patches if p.owner != f"{source_module}.{spec.class_name}"]
-    if spec.keep_wrappers:
+    if spec.keep_wrappers:  # the delegations stay: an untyped receiver, or a read by name, still finds them
         state.notes += [f"  left as it is, through the kept delegation: {a}" for a in state.uses.ambiguous]
+        state.notes += [f"  {a.path}:{a.line}: {a.what}; the delegations are kept, so it still finds them"
+                        for a in state.uses.by_name]
     else:
-        problems += state.uses.ambiguous
+        problems += state.uses.ambiguous + [
+            Location(a.path, a.line, f"{a.what}: the delegation goes in step 3 (pass --keep-wrappers to keep it), "
+                                     f"or reach it through the component instead") for a in state.uses.by_name]
     places: dict = {}
     for p in problems:  # one line per place (overrides are found by both analyses)
         places.setdefault((p.path, p.line), p)
@@ -200,7 +204,7 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
             f"code does not say what the receiver is) would break; so would one that reaches a method by name or "
             f"through the class, or overrides it. Update those places first (annotate the receiver, or rename the "
             f"other class's method; --keep-wrappers leaves the ambiguous ones going through the delegation), then "
-            f"run again.") if state.uses.ambiguous or state.uses.conflicts else "")
+            f"run again.") if state.uses.ambiguous or state.uses.conflicts or state.uses.by_name else "")
     plan.shape = "partially extracted (steps 1-%d applied)" % done if done else "component of %d method(s)" % len(
         state.design.methods)
     plan.messages.append(f"recognised shape: {plan.shape}")
