@@ -279,3 +279,13 @@ def test_moved_state_written_by_staying_code_lists_every_writer(tmp_path):
     text = str(caught.value)
     assert "ModelRunner.flush_cache writes self._weights_send_group" in text
     assert "ModelRunner.load_model writes self._weights_send_group" in text
+
+
+def test_with_keep_wrappers_the_refusal_says_the_delegations_stay(tmp_path):
+    root = copy_tree(tmp_path / "t", files={"sglang/srt/hardware/runner_stub.py": RUNNER_STUB + (
+        "    def send_weights(self, ports, group_name):\n        return True, ''\n")})
+    with pytest.raises(Refusal) as caught:
+        refactor(root, spec(keep_wrappers=True))
+    assert "StubRunner overrides ModelRunner.send_weights" in str(caught.value)
+    assert "keeps the delegations (--keep-wrappers)" in str(caught.value)
+    assert "drops the delegations" not in str(caught.value)

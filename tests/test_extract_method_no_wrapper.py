@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from codemods.core.errors import Refusal
 from codemods.extract_method import AlreadyApplied, BadInput, refactor, write_plan
 from tests.method_expected import TREES, spec
 
@@ -72,3 +73,14 @@ def test_positional_with_a_wrapper(tmp_path):
 def test_positional_and_narrow_exclude_each_other(tmp_path):
     with pytest.raises(BadInput, match="--positional and --narrow"):
         refactor(_tree(tmp_path), replace(spec("method_pass_self"), positional=True, narrows=("model_runner.x",)))
+
+
+def test_positional_with_no_call_left_in_the_class_is_refused_at_the_class_line(tmp_path):
+    root = _tree(tmp_path)
+    runner = root / RUNNER
+    runner.write_text(runner.read_text().replace("self.attn_backend = self.make_backend(init_new_workspace=True)",
+                                                 "self.attn_backend = None"))
+    with pytest.raises(Refusal) as refused:
+        refactor(root, replace(spec("method_pass_self"), no_wrapper=True, positional=True))
+    assert "no call of attention_setup.make_backend(...) is left in the class" in refused.value.why
+    assert refused.value.line == 17  # `class ModelRunner:` (the method is gone from the text by step 3)

@@ -51,6 +51,20 @@ def locate(ctx: Context, spec: ComponentSpec) -> tuple[Path, Path, str]:
     return ctx.root / rel, ctx.root / target_rel, module
 
 
+def _refusal_note(spec: ComponentSpec) -> str:
+    methods = ", ".join(spec.methods)
+    if spec.keep_wrappers:
+        return (f"Step 3 rewrites every caller of {methods} it can tell is an owner's to go through {spec.attr} and "
+                f"keeps the delegations (--keep-wrappers), which the others go on reaching; what overrides a moved "
+                f"method, patches one by name or reaches it through the class would break all the same. Update "
+                f"those places first, then run again.")
+    return (f"Step 3 rewrites every caller of {methods} to go through {spec.attr} and drops the delegations: a use it "
+            f"cannot tell is an owner's (another class has a method of the same name and the code does not say what "
+            f"the receiver is) would break; so would one that reaches a method by name or through the class, or "
+            f"overrides it. Update those places first (annotate the receiver, or rename the other class's method; "
+            f"--keep-wrappers leaves the ambiguous ones going through the delegation), then run again.")
+
+
 def progress(owner: ast.ClassDef, target_tree: Optional[ast.Module], spec: ComponentSpec) -> int:
     """How many steps the tree has (see the module docstring); -1: neither the methods nor the component."""
     defs = {s.name: s for s in owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -198,13 +212,8 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
         places.setdefault((p.path, p.line), p)
     problems = list(places.values())
     if problems:
-        raise Conflicts(problems, note=(
-            f"Step 3 rewrites every caller of {', '.join(spec.methods)} to go through {spec.attr} and drops the "
-            f"delegations: a use it cannot tell is an owner's (another class has a method of the same name and the "
-            f"code does not say what the receiver is) would break; so would one that reaches a method by name or "
-            f"through the class, or overrides it. Update those places first (annotate the receiver, or rename the "
-            f"other class's method; --keep-wrappers leaves the ambiguous ones going through the delegation), then "
-            f"run again.") if state.uses.ambiguous or state.uses.conflicts or state.uses.by_name else "")
+        raise Conflicts(problems, note=_refusal_note(spec) if state.uses.ambiguous or state.uses.conflicts
+                        or state.uses.by_name else "")
     plan.shape = "partially extracted (steps 1-%d applied)" % done if done else "component of %d method(s)" % len(
         state.design.methods)
     plan.messages.append(f"recognised shape: {plan.shape}")

@@ -23,6 +23,7 @@ Where the wrapper goes:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -37,7 +38,7 @@ from codemods.extract_method.call_sites import (
     require_sites,
     rewrite_sites,
 )
-from codemods.syntax.nodes import class_members, def_line, top_class
+from codemods.syntax.nodes import class_members, def_line, text_line, top_class
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_statement
 from codemods.extract_method.steps.make_static import Static, call_site_block, inferred_args, new_call
@@ -174,7 +175,8 @@ class LeaveWrapper(Step["ExtractionRun"]):
             run.current[run.target] = target
             _, cls = top_class(run.module, recipe.class_name, run.source)
             new = pass_positionally(cls, recipe.callee, names, run.ctx.style, run.source,
-                                    def_line(run.text, recipe.class_name, recipe.method_name))
+                                    def_line(run.text, recipe.class_name, recipe.method_name)
+                                    or text_line(run.original, rf"^class\s+{re.escape(recipe.class_name)}\b"))
             run.module = run.module.with_changes(body=[new if s is cls else s for s in run.module.body])
         return recipe.subject(3)
 
