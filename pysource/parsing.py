@@ -9,8 +9,10 @@ nodes are copied before any change).
 
 While a run is active, Python's cyclic garbage collector runs less often (`RUN_GC_THRESHOLDS`
 rather than 700, 10, 10): a run builds trees of a few hundred thousand nodes that all live until
-it ends (trees hold no cycles), and each collection of the older generations walks them again
-for nothing (a tenth of an extraction's time on a 3400-line runner).
+it ends (trees hold no cycles), and each collection walks the young ones still alive (about 20 ms
+per collection at 100,000; a tenth of an extraction's time on a 3400-line runner at the default).
+At a million allocations neither extraction of the benchmarks collects at all; the proof's peak
+memory grows by about 0.1 GB (0.38 to 0.49 GB with --mutants), its time does not change.
 """
 
 from __future__ import annotations
