@@ -163,7 +163,7 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
     returns = _returns(func, recipe, rewrites)
     new_func = func.with_changes(
         decorators=[cst.Decorator(cst.Name("staticmethod"))],
-        params=cst.Parameters(star_arg=cst.ParamStar(), kwonly_params=kwonly),
+        params=cst.Parameters(star_arg=cst.ParamStar(), kwonly_params=kwonly) if kwonly else cst.Parameters(),
         returns=returns,
         body=body.with_changes(body=stmts),
     )
