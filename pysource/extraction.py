@@ -158,6 +158,16 @@ def _one(nodes: list, path: str, what: str):
     return nodes[0] if nodes else None
 
 
+_SIMPLE = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Pass, ast.Import, ast.ImportFrom)
+
+
+def _straight_line(fn: ast.FunctionDef) -> bool:
+    """Whether `fn`'s body is simple statements only (no branch, loop, `try` or `with`), a `return`
+    at most as its last."""
+    body = fn.body
+    return all(isinstance(s, _SIMPLE) for s in body[:-1]) and bool(body) and isinstance(body[-1], (*_SIMPLE, ast.Return))
+
+
 def _method_kind(fn: ast.FunctionDef) -> str:
     names = {d.id for d in fn.decorator_list if isinstance(d, ast.Name)}
     return "static" if "staticmethod" in names else "class" if "classmethod" in names else "instance"
@@ -331,7 +341,11 @@ class _CallFinder:
 
     def infer_function(self, method: ast.FunctionDef) -> tuple[str, list[_Found]]:
         """No function name given and none called by the method's name: the method's only call of a
-        keyword-only module-level function of another module, passed keywords only."""
+        keyword-only module-level function of another module, passed keywords only, when the method
+        runs straight through as a wrapper does (a branch or an early `return` is logic of its own:
+        0.5.23's `init_token_oracle` returns early, then calls `install_token_oracle_from_env(...)`)."""
+        if not _straight_line(method):
+            return method.name, []
         imports = self._imports(method)
         found = []
         for node in ast.walk(method):

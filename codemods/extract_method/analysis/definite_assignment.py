@@ -137,7 +137,7 @@ class Analysis:
             if written:
                 names = [cst.Name(n) for n in out.results]
                 value = names[0] if len(names) == 1 else cst.Tuple([cst.Element(n) for n in names], lpar=[], rpar=[])
-                out.stmts[ret] = ret.with_changes(value=value)
+                out.stmts[ret] = ret.with_changes(value=value, whitespace_after_return=cst.SimpleWhitespace(" "))
         for p in out.params:
             prop = self.info.properties.get(p.argument.partition(".")[2])
             hit = prop and next((a for a in written if re.search(rf"{re.escape(a)}\b", prop)), None)

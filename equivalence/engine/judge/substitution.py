@@ -123,7 +123,25 @@ def _result_map(body, call, caller_self, text, entries):
             caller_locals[target.id] = uses
             note = caller_note(uses)
         entries.append(MapEntry(local, "result", ast.unparse(target), note))
-    return body[:-1], results, caller_locals, dropped
+    return [_early_returns_bare(stmt, returned) for stmt in body[:-1]], results, caller_locals, dropped
+
+
+def _early_returns_bare(stmt: ast.stmt, returned: list[str]) -> ast.stmt:
+    """`stmt` with each earlier `return` of the very locals the final one returns made a bare
+    `return`: the caller assigns them as it assigns the final one's, so in the old method's terms
+    it returns having written them (how the codemod turns a method's early `return` around)."""
+    final = ast.dump(ast.Tuple([ast.Name(n, ast.Load()) for n in returned], ast.Load())) if len(returned) > 1 \
+        else ast.dump(ast.Name(returned[0], ast.Load()))
+    stmt = copy.deepcopy(stmt)
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None and ast.dump(node.value) == final:
+            node.value = None
+        todo.extend(ast.iter_child_nodes(node))
+    return stmt
 
 
 def caller_note(uses: list[ast.stmt]) -> str:
