@@ -461,12 +461,17 @@ class Program:
     def _assigned(self, f: File, name: str, value: tuple, depth: int) -> Types:
         """The type of one assignment of `name` found by `_assignments` (typed where it is)."""
         kind, node = value
-        if kind == "import":
+        if kind == "import":  # a function-level import: what the module-level one would give
             q = f.names.qualify(ast.Name(name, ast.Load()))
             if q is None:
                 return None
             if self.class_def(q) is not None:
                 return frozenset([("class", self.canonical(q))])
+            module, _, attr = q.rpartition(".")
+            path = self.module_path(module) if module else None
+            if path is not None and path != f.path:
+                other = self.file(path)
+                return None if other is None else self._global(other, attr, depth)
             return frozenset([("class", q)]) if self.outside(q) and q.rpartition(".")[2][:1].isupper() else None
         if kind == "annotation":
             return self.annotation(f, node)
