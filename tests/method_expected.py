@@ -74,3 +74,12 @@ def regenerate() -> None:
 if __name__ == "__main__":
     regenerate()
     print(f"regenerated {EXPECTED}", file=sys.stderr)
+
+
+def pass_self_tree_with(root: Path, method: str) -> Path:
+    """The `method_pass_self` fixture copied to `root`, with `method` (its source, indented as a
+    member) put into ModelRunner before `make_backend`; the runner's path."""
+    shutil.copytree(TREES / "method_pass_self", root)
+    runner = root / RUNNER
+    runner.write_text(runner.read_text().replace("    def make_backend(", method + "    def make_backend(", 1))
+    return runner

@@ -12,11 +12,10 @@ from pathlib import Path
 
 from codemods.extract_method import MethodSpec, refactor, write_plan
 from pysource.extraction import locate
-from tests.method_expected import TREES
+from tests.method_expected import RUNNER, pass_self_tree_with
 
 REPO = Path(__file__).resolve().parent.parent
 
-RUNNER = "sglang/srt/model_executor/model_runner.py"
 METHOD = ('    def init_flag(self):\n'
           '        if self.server_args is None:\n'
           '            self.flag = None\n'
@@ -26,9 +25,7 @@ METHOD = ('    def init_flag(self):\n'
 
 def test_an_early_return_returns_the_result(tmp_path):
     root = tmp_path / "t"
-    shutil.copytree(TREES / "method_pass_self", root)
-    runner = root / RUNNER
-    runner.write_text(runner.read_text().replace("    def make_backend(", METHOD + "    def make_backend(", 1))
+    runner = pass_self_tree_with(root, METHOD)
     write_plan(refactor(root, MethodSpec("ModelRunner", "init_flag", "sglang.srt.flags")))
     fn = next(s for s in ast.parse((root / "sglang/srt/flags.py").read_text()).body if isinstance(s, ast.FunctionDef))
     returns = [ast.unparse(n) for n in ast.walk(fn) if isinstance(n, ast.Return)]
@@ -40,9 +37,7 @@ def test_an_early_return_returns_the_result(tmp_path):
 
 def test_the_proof_maps_the_early_return_back(tmp_path):
     before = tmp_path / "before"
-    shutil.copytree(TREES / "method_pass_self", before)
-    runner = before / RUNNER
-    runner.write_text(runner.read_text().replace("    def make_backend(", METHOD + "    def make_backend(", 1))
+    pass_self_tree_with(before, METHOD)
     after = tmp_path / "after"
     shutil.copytree(before, after)
     write_plan(refactor(after, MethodSpec("ModelRunner", "init_flag", "sglang.srt.flags")))
@@ -54,15 +49,8 @@ def test_the_proof_maps_the_early_return_back(tmp_path):
 
 def test_a_method_with_logic_of_its_own_is_no_wrapper_of_the_function_it_calls(tmp_path):
     root = tmp_path / "t"
-    shutil.copytree(TREES / "method_pass_self", root)
+    runner = pass_self_tree_with(root, METHOD.replace("len(str(self.server_args))", "install(size=3)"))
     (root / "sglang/srt/installers.py").write_text("def install(*, size):\n    return size\n")
-    runner = root / RUNNER
-    method = ('    def init_flag(self):\n'
-              '        if self.server_args is None:\n'
-              '            self.flag = None\n'
-              '            return\n'
-              '        self.flag = install(size=3)\n\n')
-    text = runner.read_text().replace("    def make_backend(", method + "    def make_backend(", 1)
-    runner.write_text("from sglang.srt.installers import install\n" + text)
+    runner.write_text("from sglang.srt.installers import install\n" + runner.read_text())
     ext = locate(root, RUNNER, "ModelRunner", "init_flag")
     assert (ext.shape, ext.function_name_inferred) == ("method", False)  # not a wrapper of `install`

@@ -5,12 +5,10 @@ parameters (it crashed building `def f(*)`), the function takes none, the wrappe
 from __future__ import annotations
 
 import ast
-import shutil
 
 from codemods.extract_method import MethodSpec, refactor, write_plan
-from tests.method_expected import TREES
+from tests.method_expected import pass_self_tree_with
 
-RUNNER = "sglang/srt/model_executor/model_runner.py"
 METHOD = ('    def maybe_enable_batch_invariant_mode(self):\n'
           '        if DETERMINISTIC:\n'
           '            print("batch invariant")\n\n')
@@ -18,9 +16,8 @@ METHOD = ('    def maybe_enable_batch_invariant_mode(self):\n'
 
 def test_a_method_without_parameters_becomes_a_function_without_parameters(tmp_path):
     root = tmp_path / "t"
-    shutil.copytree(TREES / "method_pass_self", root)
-    runner = root / RUNNER
-    text = runner.read_text().replace("    def make_backend(", METHOD + "    def make_backend(", 1).replace(
+    runner = pass_self_tree_with(root, METHOD)
+    text = runner.read_text().replace(
         "        self.server_args = server_args\n",
         "        self.server_args = server_args\n        self.maybe_enable_batch_invariant_mode()\n", 1)
     runner.write_text(text.replace("\n\nclass ModelRunner:", "\nDETERMINISTIC = False\n\n\nclass ModelRunner:", 1))
