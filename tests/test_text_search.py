@@ -47,3 +47,25 @@ def test_str_pattern(text, expected):
     pattern = re.compile(r"(?<![\w.])table\s*\[")
     assert (pattern.search(text) is not None) is expected
     assert search_near(pattern, text, "table") is expected
+
+
+def test_attribute_lines_match_the_pattern_with_its_word_boundary():
+    """`annotations._lines` tries `self...` only where `self` is spelled: the lines of
+    `\\bself\\s*\\.\\s*(...)\\b`'s matches, found left to right without overlap, as `finditer` finds them."""
+    import re as _re
+
+    from codemods.syntax.annotations import _lines
+
+    def by_finditer(text, alts):
+        out, line, at = [], 1, 0
+        for hit in _re.finditer(r"\bself\s*\.\s*(?:" + alts + r")\b", text):
+            line += text.count("\n", at, hit.start())
+            at = hit.start()
+            out.append(line)
+        return out
+
+    texts = ["myself.x self.x", "self.self.x", "self.\nself.x\nself . x", "_self.x\nself.x", "éself.x self.x",
+             "self.xy self.x\n  self.\n x", "(self.x)+self.x"]
+    for text in texts:
+        for alts in ("x", "self|x", "xy"):
+            assert list(_lines(text, _re.compile(r"self\s*\.\s*(?:" + alts + r")\b"))) == by_finditer(text, alts)

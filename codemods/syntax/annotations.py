@@ -51,7 +51,7 @@ def attribute_types(text: str, class_name: str, root: Path, module: str, wanted:
     `self`. Only the methods whose text spells `self.<wanted>` are walked."""
     declared: dict[str, set[str]] = {}
     assigned: dict[str, set[Optional[str]]] = {}
-    spelled = re.compile(r"\bself\s*\.\s*(?:" + "|".join(map(re.escape, sorted(wanted))) + r")\b")
+    spelled = re.compile(r"self\s*\.\s*(?:" + "|".join(map(re.escape, sorted(wanted))) + r")\b")
     for cls, source in classes(text, class_name, root, module) if wanted else ():
         lines = set(_lines(source, spelled))
         for s in cls.body:
@@ -68,12 +68,23 @@ def attribute_types(text: str, class_name: str, root: Path, module: str, wanted:
 
 
 def _lines(text: str, pattern: re.Pattern) -> Iterator[int]:
-    """The 1-based line of each match of `pattern` in `text`, in order."""
-    line, at = 1, 0
-    for hit in pattern.finditer(text):
-        line += text.count("\n", at, hit.start())
-        at = hit.start()
-        yield line
+    """The 1-based line of each match of `\b` + `pattern` (which starts `self`) in `text`, in
+    order: `pattern.finditer` with the `\b` in front, tried only where `self` is spelled (a
+    pattern opening with `\b` is tried at every character of the class)."""
+    line, at, end = 1, 0, 0
+    start = text.find("self")
+    while start != -1:
+        if start >= end and (start == 0 or not _word(text[start - 1])):
+            hit = pattern.match(text, start)
+            if hit is not None:
+                line += text.count("\n", at, start)
+                at, end = start, max(hit.end(), start + 1)
+                yield line
+        start = text.find("self", start + 1)
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"  # what `\w` matches
 
 
 def _method(func, wanted: set[str], declared: dict, assigned: dict) -> None:

@@ -333,13 +333,32 @@ def merge(states: list[State]) -> State:
 def _written_attributes(body: cst.CSTNode) -> list[str]:
     """Attributes of self that some statement of the body assigns (`self.x = `, `self.x += `, tuples)."""
     out: dict[str, None] = {}
-    targets = [t.target for t in m.findall(body, m.AssignTarget())]
-    targets += [s.target for s in m.findall(body, m.AugAssign() | m.AnnAssign(value=m.DoesNotMatch(None)))]
-    for t in targets:
+    found = _Targets()
+    body.visit(found)
+    for t in found.assigned + found.updated:
         for a in m.findall(t, m.Attribute(value=m.Name("self"))):
             if a is t or _in_unpacking(t, a):
                 out.setdefault(a.attr.value)
     return list(out)
+
+
+class _Targets(cst.CSTVisitor):
+    """The targets of the assignments under a node, in the order a walk meets them: plain
+    (`x = `) apart from the rest (`x += `, `x: T = `)."""
+
+    def __init__(self) -> None:
+        self.assigned: list[cst.BaseExpression] = []
+        self.updated: list[cst.BaseExpression] = []
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.assigned.append(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.updated.append(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.updated.append(node.target)
 
 
 def _in_unpacking(target: cst.CSTNode, node: cst.CSTNode) -> bool:
