@@ -104,7 +104,7 @@ class Checkout:
 
     def path(self, file) -> str:
         """A file's absolute path, given it or its path relative to the folder holding the package."""
-        return str(file) if Path(file).is_absolute() else str(self.package_root / file)
+        return str(file) if os.path.isabs(file) else str(self.package_root / file)
 
     def data(self, file) -> bytes:
         return self._read(self.path(file))

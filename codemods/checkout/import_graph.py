@@ -103,7 +103,8 @@ class ImportGraph:
         path = self.modules.get(module)
         out: set[str] = set()
         if path is not None:
-            data, package = self.checkout.data(path), self.checkout.package_of(path)
+            data = self.checkout.data(path)
+            package = module if path.endswith("__init__.py") else module.rpartition(".")[0]  # `package_of`
             ours = self.checkout.package.encode()
             for m in _import_statements(data):
                 if ours not in (m.group(4) or b"") and not (m.group(2) or b"").startswith((b".", ours)):
