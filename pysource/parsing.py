@@ -3,7 +3,8 @@
 A run (one codemod command, one check of the harness) holds a `Parses` and makes it active
 for its duration (`with parses:`); every parse of the run goes through `once` (`parse` for
 Python's `ast`, `codemods.syntax.nodes.parse` for LibCST), which answers a text it has seen
-from the cache, and a tree the run built itself (`known`) answers a parse of its own text. Outside a run nothing is kept, so nothing leaks from one run into the next.
+from the cache; a tree the run built itself answers a parse of its own text (`known`). Outside
+a run nothing is kept, so nothing leaks from one run into the next.
 The trees are shared: callers treat them as read-only (LibCST's nodes are immutable; `ast`
 nodes are copied before any change).
 
@@ -50,7 +51,6 @@ class Parses:
         if text not in cache:
             cache[text] = parse(text)  # a failed parse raises, and raises again next time
         return cache[text]
-
 
     def known(self, parser: str, text: str, tree: object) -> None:
         self._trees.setdefault(parser, {}).setdefault(text, tree)

@@ -423,18 +423,7 @@ class Program:
     def _global(self, f: File, name: str, depth: int) -> Types:
         q = f.names.qualify(ast.Name(name, ast.Load()))
         if q is not None:
-            if self.class_def(q) is not None:
-                return frozenset([("class", self.canonical(q))])
-            module, _, attr = q.rpartition(".")
-            path = self.module_path(module) if module else None
-            if path is None:
-                if self.outside(q) and name not in f.names.bound_otherwise:
-                    return frozenset([("class", q)]) if attr[:1].isupper() else None
-                return None
-            if path == f.path:
-                return None
-            other = self.file(path)
-            return None if other is None else self._global(other, attr, depth)
+            return self._imported(f, name, q, depth)
         if name in f.names.imported:
             return None
         defs = [s for s in f.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
@@ -458,21 +447,28 @@ class Program:
             return None
         return union(self._assigned(f, name, v, depth) for v in values)
 
+    def _imported(self, f: File, name: str, q: str, depth: int) -> Types:
+        """What `name` of file `f` is, bound by an import to the dotted name `q`: a class, a global of
+        another module of the checkout, or a class from outside it (a capitalised name)."""
+        if self.class_def(q) is not None:
+            return frozenset([("class", self.canonical(q))])
+        module, _, attr = q.rpartition(".")
+        path = self.module_path(module) if module else None
+        if path is None:
+            if self.outside(q) and name not in f.names.bound_otherwise:
+                return frozenset([("class", q)]) if attr[:1].isupper() else None
+            return None
+        if path == f.path:
+            return None
+        other = self.file(path)
+        return None if other is None else self._global(other, attr, depth)
+
     def _assigned(self, f: File, name: str, value: tuple, depth: int) -> Types:
         """The type of one assignment of `name` found by `_assignments` (typed where it is)."""
         kind, node = value
         if kind == "import":  # a function-level import: what the module-level one would give
             q = f.names.qualify(ast.Name(name, ast.Load()))
-            if q is None:
-                return None
-            if self.class_def(q) is not None:
-                return frozenset([("class", self.canonical(q))])
-            module, _, attr = q.rpartition(".")
-            path = self.module_path(module) if module else None
-            if path is not None and path != f.path:
-                other = self.file(path)
-                return None if other is None else self._global(other, attr, depth)
-            return frozenset([("class", q)]) if self.outside(q) and q.rpartition(".")[2][:1].isupper() else None
+            return None if q is None else self._imported(f, name, q, depth)
         if kind == "annotation":
             return self.annotation(f, node)
         if kind == "def":
@@ -550,7 +546,7 @@ class Program:
                     else:
                         continue
                     (types.update(t), declared.append((path, line))) if t else silent.append((path, line))
-                for fn, n, one in self.self_writes(f, cls, attr):
+                for fn, n, one in self.writes_of(f, cls, attr):
                     t = None
                     if isinstance(n, ast.AnnAssign):
                         t = self.annotation(f, n.annotation)
@@ -669,7 +665,7 @@ class Program:
             elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
                 seen = True
                 assigned.append(self.type_of(f, stmt.value, depth))
-        for fn, n, one in self.self_writes(f, cls, attr):
+        for fn, n, one in self.writes_of(f, cls, attr):
             seen = True
             if isinstance(n, ast.AnnAssign):
                 assigned.append(self.annotation(f, n.annotation))
@@ -681,15 +677,17 @@ class Program:
                 assigned.append(None)
         return declared, assigned, seen
 
-    def self_writes(self, f: File, cls: ast.ClassDef, attr: Optional[str] = None):
-        """{attribute: [(method, statement, target)]} for every `self.attribute = ...` (and `+=`,
-        `for self.x in`, `del`) in the class's methods, `self` being each method's first parameter;
-        with `attr`, the list for that attribute alone, found on the lines that spell it."""
-        if attr is not None:
-            lines = f.names.lines_of(attr)
-            if lines is not None:
-                return [w for fn in _methods(cls) for w in _writes(fn, nodes_on_lines(fn, lines)) if w[2].attr == attr]
+    def writes_of(self, f: File, cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, ast.AST, ast.Attribute]]:
+        """`self_writes(f, cls)[attr]`, found on the lines that spell `attr` (the whole class
+        without the file's text)."""
+        lines = f.names.lines_of(attr)
+        if lines is None:
             return self.self_writes(f, cls).get(attr, [])
+        return [w for fn in _methods(cls) for w in _writes(fn, nodes_on_lines(fn, lines)) if w[2].attr == attr]
+
+    def self_writes(self, f: File, cls: ast.ClassDef) -> dict[str, list[tuple[ast.AST, ast.AST, ast.Attribute]]]:
+        """{attribute: [(method, statement, target)]} for every `self.attribute = ...` (and `+=`,
+        `for self.x in`, `del`) in the class's methods, `self` being each method's first parameter."""
         key = ("writes", id(cls))
         found = self._index.get(key)
         if found is None:

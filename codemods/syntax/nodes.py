@@ -99,8 +99,8 @@ def def_line(text: str, class_name: str, name: str, nth: int = 0) -> Optional[in
     starting `class\s+CLASS\b`, found from the places that spell the name (tried at every line, the
     pattern costs a scan of the file per call)."""
     header = re.compile(rf"class\s+{re.escape(class_name)}\b")
-    start = next((at for at in _finds(text, "class", 0) if (at == 0 or text[at - 1] == "\n") and header.match(text, at)),
-                 0)
+    starts = (at for at in _finds(text, "class", 0) if (at == 0 or text[at - 1] == "\n") and header.match(text, at))
+    start = next(starts, 0)
     after = re.compile(r"\s*\(|\s*=")
     hits = []
     for at in _finds(text, name, start):

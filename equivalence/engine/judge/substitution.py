@@ -123,15 +123,15 @@ def _result_map(body, call, caller_self, text, entries):
             caller_locals[target.id] = uses
             note = caller_note(uses)
         entries.append(MapEntry(local, "result", ast.unparse(target), note))
-    return [_early_returns_bare(stmt, returned) for stmt in body[:-1]], results, caller_locals, dropped
+    final = ast.dump(body[-1].value)
+    return [_early_returns_bare(stmt, final) for stmt in body[:-1]], results, caller_locals, dropped
 
 
-def _early_returns_bare(stmt: ast.stmt, returned: list[str]) -> ast.stmt:
-    """`stmt` with each earlier `return` of the very locals the final one returns made a bare
-    `return`: the caller assigns them as it assigns the final one's, so in the old method's terms
-    it returns having written them (how the codemod turns a method's early `return` around)."""
-    final = ast.dump(ast.Tuple([ast.Name(n, ast.Load()) for n in returned], ast.Load())) if len(returned) > 1 \
-        else ast.dump(ast.Name(returned[0], ast.Load()))
+def _early_returns_bare(stmt: ast.stmt, final: str) -> ast.stmt:
+    """A copy of `stmt` with each earlier `return` of what the final one returns (`final`, its
+    `ast.dump`) made a bare `return`: the caller assigns those locals as it assigns the final
+    one's, so in the old method's terms it returns having written them (how the codemod turns a
+    method's early `return` around)."""
     stmt = copy.deepcopy(stmt)
     todo = [stmt]
     while todo:
