@@ -19,7 +19,6 @@ import libcst as cst
 
 from codemods.checkout.references import referenced_elsewhere
 from codemods.core.errors import Conflicts, Location
-from codemods.core.formatting import format_statement
 from codemods.core.steps import Step
 from codemods.extract_component import build
 from codemods.extract_component.design import Design
@@ -151,10 +150,8 @@ class Move(Step[ComponentRun]):
             raise Conflicts(problems)
         new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
         run.module = run.module.with_changes(body=[new_cls if s is cls else s for s in run.module.body])
-        code = build.class_code(design, [cst.Module(body=[format_statement(m, 1, style)]).code for m in []])
-        component = cst.parse_statement(code)
-        component = component.with_changes(body=component.body.with_changes(body=[
-            *component.body.body, *(format_statement(m, 1, style) for m in moved)]))
+        component = cst.parse_statement(build.class_code(design))  # add_class lays the whole class out
+        component = component.with_changes(body=component.body.with_changes(body=[*component.body.body, *moved]))
         old = run.text_of(run.target)
         run.current[run.source] = run.render(run.module)  # the owner as the target's imports see it
         text = cst.Module(body=[component]).code
