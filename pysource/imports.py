@@ -252,24 +252,30 @@ _NEWLINE = re.compile("\n")
 _NOT_ASCII = re.compile("[^\x00-\x7f]")
 
 
-def nodes_on_lines(tree: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
+def nodes_on_lines(tree: ast.AST, lines: list[int], parents: Optional[dict[int, ast.AST]] = None
+                   ) -> Iterator[ast.AST]:
     """`nodes(tree)`, in its order, but for the nodes whose lines hold none of `lines` (sorted),
     which are left out with what they hold: every node spelling a word on one of `lines` is
-    there (a node's lines hold its children's; a def's, its decorators'). An f-string is
-    walked whole (the positions inside one are not relied upon)."""
-    todo: list = [tree] if lines else []
+    there (a node's lines hold its children's; a def's, its decorators'), and so is each of its
+    ancestors. An f-string is walked whole (the positions inside one are not relied upon).
+    `parents`, if given, gets the parent of each node yielded below `tree` (id -> parent)."""
+    todo: list = [(tree, False)] if lines else []
     while todo:
-        node = todo.pop()
-        if node.__class__ is ast.JoinedStr:
-            yield from nodes(node)
-            continue
+        node, whole = todo.pop()
+        whole = whole or node.__class__ is ast.JoinedStr
         yield node
         for name in node._fields:
             value = getattr(node, name, None)
             if value.__class__ is list:
-                todo.extend(v for v in value if isinstance(v, ast.AST) and _holds_a_line(v, lines))
-            elif isinstance(value, ast.AST) and _holds_a_line(value, lines):
-                todo.append(value)
+                for v in value:
+                    if isinstance(v, ast.AST) and (whole or _holds_a_line(v, lines)):
+                        todo.append((v, whole))
+                        if parents is not None:
+                            parents[id(v)] = node
+            elif isinstance(value, ast.AST) and (whole or _holds_a_line(value, lines)):
+                todo.append((value, whole))
+                if parents is not None:
+                    parents[id(value)] = node
 
 
 def _holds_a_line(node: ast.AST, lines: list[int]) -> bool:

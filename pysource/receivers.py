@@ -67,11 +67,26 @@ class File:
 
     def __init__(self, path: Path, tree: ast.Module, names: FileNames, module: Optional[str]):
         self.path, self.tree, self.names, self.module = path, tree, names, module
-        self._parents: Optional[dict[int, ast.AST]] = None
+        self._parents: dict[int, ast.AST] = {}  # those noted by `nodes_spelling`, or every node's
+        self._every_parent = False
+
+    def nodes_spelling(self, words: Iterable[str]) -> Iterator[ast.AST]:
+        """The nodes that may spell one of `words`, and their ancestors, in `nodes`' order
+        (`nodes_on_lines`; every node without the file's text); their parents are noted."""
+        lines: set[int] = set()
+        for word in words:
+            on = self.names.lines_of(word)
+            if on is None:
+                return nodes(self.tree)
+            lines.update(on)
+        return nodes_on_lines(self.tree, sorted(lines), self._parents)
 
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
-        if self._parents is None:
-            self._parents = parents = {}
+        if node is self.tree:
+            return None
+        if id(node) not in self._parents and not self._every_parent:
+            self._every_parent = True
+            parents = self._parents
             todo = [self.tree]
             while todo:  # `nodes`, each child's parent noted (ast.iter_child_nodes: twice as slow)
                 n = todo.pop()
@@ -287,8 +302,8 @@ class Program:
                 f = self.file(Path(path))
                 if f is None:
                     continue
-                for node in nodes(f.tree):
-                    if isinstance(node, ast.ClassDef) and any(
+                for node in f.names.class_defs:
+                    if any(
                             (b.value if isinstance(b, ast.Subscript) else b) is not None
                             and _spells(b, name) for b in node.bases):
                         sub = self.qualified(f, node)
@@ -436,13 +451,11 @@ class Program:
             return None
         found = _assignments(f.tree.body, name, module_level=True)
         values = list(found or [])
-        for n in nodes(f.tree):  # `global NAME` then NAME = ... in a function
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                    isinstance(s, ast.Global) and name in s.names for s in nodes(n)):
-                more = _assignments(n.body, name)
-                if more is None:
-                    continue
-                values += more
+        for n in _declaring_global(f, name):  # `global NAME` then NAME = ... in a function
+            more = _assignments(n.body, name)
+            if more is None:
+                continue
+            values += more
         if not values:
             return None
         return union(self._assigned(f, name, v, depth) for v in values)
@@ -735,7 +748,7 @@ class Program:
             other = self.file(path)
             if other is None:
                 return None
-            for n in nodes(other.tree):
+            for n in other.nodes_spelling([cls.name]):
                 if not (isinstance(n, ast.Call) and _spells(n.func, cls.name)):
                     continue
                 callee = self.type_of(other, n.func, depth)
@@ -879,6 +892,14 @@ def _uninformative(node: ast.AST) -> bool:
 
 def _head(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _declaring_global(f: File, name: str) -> list[ast.AST]:
+    """The functions holding a `global NAME` statement, at any depth (an outer function too)."""
+    found = list(f.nodes_spelling([name]))
+    lines = [n.lineno for n in found if isinstance(n, ast.Global) and name in n.names]
+    return [n for n in found if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(n.lineno <= line <= n.end_lineno for line in lines)]
 
 
 def _spells(node: ast.AST, name: str) -> bool:

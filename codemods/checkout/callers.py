@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Optional
 
 from codemods.core.errors import Location
-from pysource.imports import PATCHERS, callee_name, nodes
+from pysource.imports import PATCHERS, callee_name
 from pysource.receivers import NONE, File, Program
 
 BY_NAME = PATCHERS | {"getattr", "hasattr", "setattr"}
@@ -108,10 +108,10 @@ class _FileUses:
         self.skip_classes = skip_classes
 
     def run(self) -> None:
-        """One walk of the file for every method: then each candidate in source order."""
+        """One walk of the file's lines spelling the methods: then each candidate in source order."""
         methods = self.methods
         called, found = set(), []
-        for node in nodes(self.f.tree):
+        for node in self.f.nodes_spelling(methods):
             if isinstance(node, ast.Attribute):
                 if node.attr in methods:
                     found.append(("attribute", node, node.attr))
