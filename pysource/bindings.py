@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import functools
 
+from pysource.imports import nodes
+
 
 def _module_level(tree: ast.Module):
     """(node, innermost statement holding it) for nodes run at import time: not inside
@@ -37,8 +39,8 @@ def binding_index(tree: ast.Module) -> dict[str, list[ast.stmt]]:
             add(node.name, stmt)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             add(node.name, stmt)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Global):
+    for node in nodes(tree):
+        if node.__class__ is ast.Global:
             for name in node.names:
                 add(name, node)
     return {name: sorted(set(stmts), key=lambda n: (n.lineno, n.col_offset)) for name, stmts in out.items()}

@@ -31,6 +31,26 @@ def nodes(tree: ast.AST) -> Iterator[ast.AST]:
                 todo.append(value)
 
 
+def parents_of(tree: ast.AST) -> dict[int, ast.AST]:
+    """id(node) -> its parent, for every node under `tree` (one walk as `nodes`'; the operator and
+    context nodes that the parser shares between uses get one of theirs)."""
+    parents: dict[int, ast.AST] = {}
+    todo = [tree]
+    while todo:
+        n = todo.pop()
+        for name in n._fields:
+            value = getattr(n, name, None)
+            if value.__class__ is list:
+                for v in value:
+                    if isinstance(v, ast.AST):
+                        parents[id(v)] = n
+                        todo.append(v)
+            elif isinstance(value, ast.AST):
+                parents[id(value)] = n
+                todo.append(value)
+    return parents
+
+
 PATCHERS = {"object", "setattr", "delattr"}  # patch.object(m, "N"), monkeypatch.setattr(m, "N", v), ...
 
 

@@ -15,6 +15,8 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from pysource.imports import parents_of
+
 
 @dataclass(frozen=True)
 class SelfUse:
@@ -67,10 +69,7 @@ def self_uses(fn: ast.FunctionDef) -> tuple[list[SelfUse], list[Special]]:
 
 def _self_uses(fn: ast.FunctionDef) -> tuple[list[SelfUse], list[Special]]:
     me = self_name(fn)
-    parents: dict[int, ast.AST] = {}
-    for n in ast.walk(fn):
-        for child in ast.iter_child_nodes(n):
-            parents[id(child)] = n
+    parents = parents_of(fn)
     uses, special = [], []
     for n in ast.walk(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "super":
