@@ -3,9 +3,12 @@
 A refactoring that moves `CLASS.METHOD` must tell `x.METHOD(...)` calls of it from calls of a
 same-named method of another class. The type of `x` is read off what the code declares, never
 guessed from names:
-- `self` (the first parameter of a method) is an instance of the method's class;
+- `self` (the first parameter of a method) is an instance of the method's class, or of the class
+  its annotation names (a mixin's `def loop(self: Scheduler)`);
 - a parameter, a variable or an attribute annotated `T` (`Optional[T]`, `Union[...]`, `T | None`,
   `"T"`, `Type[T]`, `List[T]` read by item) holds a `T`; a property or a function returning `T`;
+- a name only `import X` statements bind is the module `X` (`("module", "X")`), and a builtin
+  class nothing in the file rebinds is that class (`set()` makes a `builtins.set`);
 - a name or an attribute assigned `T(...)` (a class of the checkout, or one it imports) holds a
   `T`, and so does one assigned any expression whose type is known that way (another attribute,
   `a or b`, `x if c else y`, a call of a class object returned by a function annotated `Type[T]`);
@@ -407,6 +410,9 @@ class Program:
             args = fn.args
             params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
             if cls is not None and params and params[0].arg == name and not _decorated(fn, "staticmethod"):
+                declared = self.annotation(f, params[0].annotation) if params[0].annotation is not None else None
+                if declared:  # a mixin's `def loop(self: Scheduler)`: the class it is written for
+                    return declared
                 if _decorated(fn, "classmethod"):
                     return frozenset([("class", self.qualified(f, cls))])
                 return frozenset([("inst", self.qualified(f, cls))])
@@ -428,6 +434,8 @@ class Program:
             return self._imported(f, name, q, depth)
         if name in f.names.imported:
             return None
+        if isinstance(getattr(builtins, name, None), type) and name not in f.names.bound_otherwise:
+            return frozenset([("class", f"builtins.{name}")])  # `set()`: nothing in the file rebinds it
         defs = [s for s in f.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                 and s.name == name]
         if defs:
@@ -449,7 +457,11 @@ class Program:
 
     def _imported(self, f: File, name: str, q: str, depth: int) -> Types:
         """What `name` of file `f` is, bound by an import to the dotted name `q`: a class, a global of
-        another module of the checkout, or a class from outside it (a capitalised name)."""
+        another module of the checkout, a class from outside it (a capitalised name), or a module
+        (every statement binding `name` is an `import X`)."""
+        binders = f.names.binders.get(name)
+        if binders and all(isinstance(s, ast.Import) for s in binders) and name not in f.names.bound_otherwise:
+            return frozenset([("module", q)])
         if self.class_def(q) is not None:
             return frozenset([("class", self.canonical(q))])
         module, _, attr = q.rpartition(".")

@@ -6,7 +6,8 @@ the names only the fields' annotations use imported under `if TYPE_CHECKING:`). 
 `__init__` loses the moved state's initialisation and calls `self.init_ATTR()` at the building
 point (`analysis.infer`); `init_ATTR` follows `__init__`; the owner's code reaching the moved
 state (the moved methods, still on the owner, and with `--state` the staying readers) reaches it
-through the component: `self._weights_send_group` -> `self.weight_exporter._weights_send_group`.
+through the component: `self._weights_send_group` -> `self.weight_exporter._weights_send_group`,
+each statement so touched formatted again (black), nothing else of the file changed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.core.errors import Refusal
-from codemods.core.formatting import format_statement
+from codemods.core.formatting import Style, format_statement
 from codemods.core.steps import Step
 from codemods.extract_component import build
 from codemods.extract_component.run import ComponentRun
@@ -24,11 +25,29 @@ from codemods.syntax.nodes import binding_line, top_class
 
 
 class _ThroughComponent(cst.CSTTransformer):
-    """`self.STATE` -> `self.ATTR.STATE` in the methods named, `self` being each one's first parameter."""
+    """`self.STATE` -> `self.ATTR.STATE` in the methods named, `self` being each one's first parameter;
+    each statement it touches formatted again (black), a compound statement's header alone."""
 
-    def __init__(self, methods: set[str], state: set[str], attr: str):
-        self.methods, self.state, self.attr = methods, state, attr
+    def __init__(self, methods: set[str], state: set[str], attr: str, style: Style):
+        self.methods, self.state, self.attr, self.style = methods, state, attr, style
         self.me: list = []
+        self.depth = 0  # indented blocks around the node visited
+        self.touched: list[int] = []  # per open statement: the rewrites outside the statements it holds
+
+    def on_visit(self, node):
+        if isinstance(node, cst.IndentedBlock):
+            self.depth += 1
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.touched.append(0)
+        return super().on_visit(node)
+
+    def on_leave(self, original, updated):
+        result = super().on_leave(original, updated)
+        if isinstance(original, cst.IndentedBlock):
+            self.depth -= 1
+        if isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and self.touched.pop():
+            result = _formatted(result, self.depth, self.style)
+        return result
 
     def visit_FunctionDef(self, node):
         params = node.params.params
@@ -43,8 +62,24 @@ class _ThroughComponent(cst.CSTTransformer):
         me = self.me[-1] if self.me else None
         if me and isinstance(updated.value, cst.Name) and updated.value.value == me \
                 and updated.attr.value in self.state:
+            if self.touched:
+                self.touched[-1] += 1
             return updated.with_changes(value=cst.Attribute(cst.Name(me), cst.Name(self.attr)))
         return updated
+
+
+_BLOCKS = ("body", "orelse", "handlers", "finalbody")  # what follows a compound statement's header
+
+
+def _formatted(node: cst.BaseStatement, depth: int, style: Style) -> cst.BaseStatement:
+    """`node` as black lays it out; of a compound statement only the header (`if ...:`), its blocks
+    kept as they are."""
+    if isinstance(node, cst.SimpleStatementLine):
+        return format_statement(node, depth, style)
+    blocks = {name: getattr(node, name) for name in _BLOCKS if hasattr(node, name)}
+    header = node.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])]),
+                               **{name: None if name == "orelse" else () for name in blocks if name != "body"})
+    return format_statement(header, depth, style).with_changes(**blocks)
 
 
 class Introduce(Step[ComponentRun]):
@@ -77,7 +112,8 @@ class Introduce(Step[ComponentRun]):
             kept.append(call)
         init = init.with_changes(body=init.body.with_changes(body=kept))
         readers = {m for names in inferred.readers.values() for m in names}
-        through = _ThroughComponent(set(design.methods) | readers, {f.name for f in design.state}, design.attr)
+        through = _ThroughComponent(set(design.methods) | readers, {f.name for f in design.state}, design.attr,
+                                    style)
         body = [s.visit(through) if isinstance(s, cst.FunctionDef) and (
             s.name.value in design.methods or s.name.value in readers) else s for s in body]
         body[init_at] = init
