@@ -40,3 +40,26 @@ def test_the_touched_statements_of_a_staying_reader_are_formatted_again(tmp_path
                                                 READER + "    def flush_cache(self) -> bool:\n")]})
     write_plan(refactor(root, spec(state=("_weights_send_group",)), steps=range(1, 2)))
     assert EXPECTED in (root / RUNNER).read_text()  # `x  =  1` untouched: not formatted
+
+
+CLAUSES = indent(dedent('''\
+    def error_group(self):
+        try:
+            pass
+        except self._weights_send_group.get("error", ValueError):
+            pass
+        match self._weights_send_group:
+            case {}:
+                return 0
+        return 1
+
+    '''), "    ")
+
+
+def test_a_touched_except_clause_or_match_subject_is_rewritten_and_left_as_it_is(tmp_path):
+    root = copy_tree(tmp_path / "t", {RUNNER: [("    def flush_cache(self) -> bool:\n",
+                                                CLAUSES + "    def flush_cache(self) -> bool:\n")]})
+    write_plan(refactor(root, spec(state=("_weights_send_group",)), steps=range(1, 2)))
+    text = (root / RUNNER).read_text()
+    assert '        except self.weight_exporter._weights_send_group.get("error", ValueError):\n' in text
+    assert "        match self.weight_exporter._weights_send_group:\n            case {}:\n" in text

@@ -68,17 +68,21 @@ class _ThroughComponent(cst.CSTTransformer):
         return updated
 
 
-_BLOCKS = ("body", "orelse", "handlers", "finalbody")  # what follows a compound statement's header
+# the compound statements whose header is all their own code but their blocks (`body`, `orelse`)
+_HEADED = (cst.If, cst.For, cst.While, cst.With)
 
 
 def _formatted(node: cst.BaseStatement, depth: int, style: Style) -> cst.BaseStatement:
     """`node` as black lays it out; of a compound statement only the header (`if ...:`), its blocks
-    kept as they are."""
+    kept as they are. Other compound statements (a `try` whose `except` clause was touched, a
+    `match`) are left as they are."""
     if isinstance(node, cst.SimpleStatementLine):
         return format_statement(node, depth, style)
-    blocks = {name: getattr(node, name) for name in _BLOCKS if hasattr(node, name)}
+    if not isinstance(node, _HEADED):
+        return node
+    blocks = {"body": node.body, **({"orelse": node.orelse} if hasattr(node, "orelse") else {})}
     header = node.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])]),
-                               **{name: None if name == "orelse" else () for name in blocks if name != "body"})
+                               **{name: None for name in blocks if name != "body"})
     return format_statement(header, depth, style).with_changes(**blocks)
 
 
