@@ -157,7 +157,15 @@ def _neighbours(literal) -> list:
         hash(literal)
     except TypeError:
         return []
-    return [literal]
+    return [] if _holds_a_standin(literal) else [literal]
+
+
+def _holds_a_standin(v, depth: int = 0) -> bool:
+    """Whether `v` is or holds (in tuples, frozensets) a stand-in, which belongs to one run's world
+    and so can be no option (`x == (self.a, 1)`)."""
+    if STANDIN and type(v) in STANDIN[:2]:
+        return True
+    return type(v) in (tuple, frozenset) and depth < 8 and any(_holds_a_standin(x, depth + 1) for x in v)
 
 
 def sized(n: int) -> tuple:
@@ -343,6 +351,7 @@ class World:
         self.written: dict[str, object] = {}  # "KEY.attr" / "KEY[item]" -> value set by the code
         self.events: list = []
         self.resolving: set[str] = set()  # keys whose "the same as" option is being resolved
+        self.demanding = False  # `demand` at work
 
     def value(self, key: str, default: list[tuple] | None = None):
         """The value of `key` in this run (raises Absent)."""
@@ -412,8 +421,15 @@ class World:
     def demand(self, key: str, kind: str, arg=None, traced: bool = False) -> None:
         """`traced`: the use of a plain value the key already took (a traced value): it gains
         options, its default stays."""
+        if self.demanding:  # the world's own use of a stand-in (an option's __eq__, a literal's hash
+            return  # while it works out a demand's options), not the code's: it demands nothing
         self.touched.add(key)
-        if kind == "seq" and value(True) in self.domains.options.get(key, ()):
-            self.domains.grow(key, demanded_options("sized"), literals={sized(0)})
-        new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers, self.lengths, self.items)
-        self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE and not traced, literals=_literals(kind, new, arg))
+        self.demanding = True
+        try:
+            if kind == "seq" and value(True) in self.domains.options.get(key, ()):
+                self.domains.grow(key, demanded_options("sized"), literals={sized(0)})
+            new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers, self.lengths, self.items)
+            self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE and not traced,
+                              literals=_literals(kind, new, arg))
+        finally:
+            self.demanding = False
