@@ -8,7 +8,8 @@ guessed from names:
 - a parameter, a variable or an attribute annotated `T` (`Optional[T]`, `Union[...]`, `T | None`,
   `"T"`, `Type[T]`, `List[T]` read by item) holds a `T`; a property or a function returning `T`;
 - a name only `import X` statements bind is the module `X` (`("module", "X")`), and a builtin
-  class nothing in the file rebinds is that class (`set()` makes a `builtins.set`);
+  class nothing in the file rebinds is that class (`set()` makes a `builtins.set`; not `type` and
+  `super`, whose call gives its argument's class);
 - a name or an attribute assigned `T(...)` (a class of the checkout, or one it imports) holds a
   `T`, and so does one assigned any expression whose type is known that way (another attribute,
   `a or b`, `x if c else y`, a call of a class object returned by a function annotated `Type[T]`);
@@ -434,7 +435,8 @@ class Program:
             return self._imported(f, name, q, depth)
         if name in f.names.imported:
             return None
-        if isinstance(getattr(builtins, name, None), type) and name not in f.names.bound_otherwise:
+        if isinstance(getattr(builtins, name, None), type) and name not in _CLASS_OF_ITS_ARGUMENT \
+                and name not in f.names.bound_otherwise:
             return frozenset([("class", f"builtins.{name}")])  # `set()`: nothing in the file rebinds it
         defs = [s for s in f.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                 and s.name == name]
@@ -891,6 +893,10 @@ def _uninformative(node: ast.AST) -> bool:
 
 def _head(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+# builtin classes whose call gives (a proxy of) its argument's class, not an instance of the builtin
+_CLASS_OF_ITS_ARGUMENT = {"type", "super"}
 
 
 def _declaring_global(f: File, name: str) -> list[ast.AST]:

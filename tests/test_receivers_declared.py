@@ -48,3 +48,25 @@ def test_a_module_and_a_builtin_set_are_not_the_owner(tmp_path):
     root = copy_tree(tmp_path / "t", files={"sglang/srt/names.py": NOT_OWNERS})
     plan = refactor(root, spec())  # before: refused, "the code does not say what pickle is" (and seen)
     assert "sglang/srt/names.py" not in {p.relative_to(root).as_posix() for p in plan.changes}
+
+
+THROUGH_TYPE = dedent('''\
+    from sglang.srt.model_executor.model_runner import ModelRunner
+
+
+    def weights_of(runner: ModelRunner, name):
+        return type(runner).get_weights_by_name(runner, name)
+    ''')
+
+
+def test_type_of_an_instance_is_its_class_not_a_builtin_instance(tmp_path):
+    # `type` and `super` are builtin classes, but calling them gives the owner's class (or its
+    # methods' proxy): `type(runner).get_weights_by_name` reaches the moved method
+    import pytest
+
+    from codemods.core.errors import Conflicts
+
+    root = copy_tree(tmp_path / "t", files={"sglang/srt/weights_of.py": THROUGH_TYPE})
+    with pytest.raises(Conflicts) as refused:
+        refactor(root, spec())
+    assert "sglang/srt/weights_of.py:5" in str(refused.value)
