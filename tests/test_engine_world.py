@@ -309,3 +309,23 @@ def test_an_option_holds_no_stand_in(world):
     a = world.value("self.a")
     assert (a == (world.value("self.b"), 1)) is False
     assert not any("self.b" in repr(o) for o in world.domains.options["self.a"])
+
+
+def test_a_sized_stand_in_reads_as_its_key_in_observations():
+    # a sized stand-in (`<truthy, 0 items>`) was kept as the object in what a run observed: the two
+    # versions' worlds made two of them, which compare by identity, a false different-return
+    from equivalence.engine.world.world import sized
+
+    made = []
+    for _ in range(2):
+        domains = Domains()
+        domains.options["self.reqs"] = [sized(0)]
+        w = World(domains, {}, frozenset(), (("all",), (8,), ()))
+        CURRENT.append(w)
+        try:
+            made.append(w.value("self.reqs"))
+        finally:
+            CURRENT.pop()
+    assert made[0] is not made[1] and len(made[0]) == 0
+    assert canon(made[0]) == canon(made[1]) == "<self.reqs>"
+    assert key_of(made[0]) == "self.reqs"

@@ -34,8 +34,8 @@ from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
 from equivalence.engine.run.observe import Observation, _proxy
-from equivalence.engine.world.standins import CURRENT, STANDIN, traced_class
-from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Absent, Domains, World, canon, value
+from equivalence.engine.world.standins import CURRENT, traced_class
+from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Absent, Domains, World, canon, is_standin, value
 
 MAX_CALLS = 2  # every method alone, and every ordered pair (check.shapes)
 STOP = value(None)
@@ -200,7 +200,7 @@ class Session:
                     holder = getattr(holder, name)
             except (AttributeError, Absent):
                 continue
-            if STANDIN and type(holder) is STANDIN[0]:
+            if is_standin(holder):
                 setattr(holder, chain[-1], new)
 
     def _state(self, instance) -> tuple:

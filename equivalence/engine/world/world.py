@@ -51,9 +51,14 @@ STANDIN: list = []  # StandIn, SizedStandIn, the instance maker (standins.py reg
 TRACERS: dict[type, object] = {}  # plain type -> the traced value maker (standins.py registers them)
 
 
+def is_standin(v) -> bool:
+    """Whether `v` is a stand-in (a sized one too)."""
+    return bool(STANDIN) and type(v) in (STANDIN[0], STANDIN[1])
+
+
 def key_of(v) -> str | None:
     """The key a stand-in answers for, else None."""
-    return object.__getattribute__(v, "_standin_key") if STANDIN and type(v) is STANDIN[0] else None
+    return object.__getattribute__(v, "_standin_key") if is_standin(v) else None
 
 
 class Absent(Exception):
@@ -163,7 +168,7 @@ def _neighbours(literal) -> list:
 def _holds_a_standin(v, depth: int = 0) -> bool:
     """Whether `v` is or holds (in tuples, frozensets) a stand-in, which belongs to one run's world
     and so can be no option (`x == (self.a, 1)`)."""
-    if STANDIN and type(v) in STANDIN[:2]:
+    if is_standin(v):
         return True
     return type(v) in (tuple, frozenset) and depth < 8 and any(_holds_a_standin(x, depth + 1) for x in v)
 
