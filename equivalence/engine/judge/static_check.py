@@ -36,6 +36,7 @@ from pathlib import Path
 
 from pysource.modules import import_bindings, source_segment
 from pysource.names import child_blocks
+from equivalence.engine.judge.call_sites import call_site_mismatches, site_source
 from equivalence.engine.judge.module_globals import ConstantCheck, compare_constants
 from pysource.extraction import Extraction, locate
 from equivalence.engine.judge.substitution import Logic, MapEntry, StaticCheckError, caller_note, logic_of, own_parameters
@@ -132,9 +133,17 @@ def static_check(before: Extraction, after: Extraction) -> StaticReport:
     aligner.blocks(old.body, new.body)
     residuals = aligner.residuals + _default_changes(old, new)
     residuals.sort(key=lambda r: (r.before_line or 0, r.after_line or 0))
+    residuals += _call_site_residuals(before, after)
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _call_site_residuals(before: Extraction, after: Extraction) -> list[Residual]:
+    """The call sites (lines of the class's file) whose rewrite is not the first site's."""
+    return [Residual("call-site", b.line if b else None, a.line if a else None, site_source(before, b),
+                     site_source(after, a), note=f"{after.source_rel}:{(a or b).line}: {why}")
+            for b, a, why in call_site_mismatches(before, after)]
 
 
 def _dotted(body: list[ast.stmt]) -> set[str]:

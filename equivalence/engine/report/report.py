@@ -140,6 +140,10 @@ def untold_residuals(result: PairResult, static: StaticReport | str) -> list[dic
         if r.explained:
             continue
         where = f"L{r.after_line}" if r.after_line else f"L{r.before_line} (before)"
+        if r.kind == "call-site":  # a line of the class's file, which the runs do not execute
+            out.append({"line": where, "kind": r.kind, "before": r.before, "after": r.after,
+                        "why": f"{r.note}; the runs execute the first call site only"})
+            continue
         ran = r.after_line in lines if r.after_line else None
         why = ("the line ran, but no configuration told the versions apart there: the values tried never "
                "make the two differ" if ran else "the line never ran in the configurations tried" if ran is False
