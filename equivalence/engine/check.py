@@ -148,8 +148,9 @@ def _new_call_site_residuals(static: StaticReport | str, unmutated: StaticReport
     the unmutated version's does not: such a mutant is never called equivalent (report.py)."""
     if not isinstance(static, StaticReport):
         return ""
-    already = {(r.after_line, r.after) for r in unmutated.residuals} if isinstance(unmutated, StaticReport) else set()
-    return "; ".join(r.note for r in static.residuals if r.kind == "call-site" and (r.after_line, r.after) not in already)
+    # by their text, not their lines: an edit of a static method above them shifts those
+    already = {(r.before, r.after) for r in unmutated.residuals} if isinstance(unmutated, StaticReport) else set()
+    return "; ".join(r.note for r in static.residuals if r.kind == "call-site" and (r.before, r.after) not in already)
 
 
 def _judge(before: Version, load_mutant: Callable[[], Version], pair_for: Callable[[Version], Pair],
