@@ -95,3 +95,21 @@ def test_the_check_never_calls_a_call_site_it_did_not_run_equivalent_unseen(tmp_
     assert (report["verdict"], report["mutants"]["killed"], report["mutants"]["total"]) == (verdict, killed, 7)
     untold = report["pairs"][0].get("untold_residuals", [])
     assert [(r["line"], r["kind"]) for r in untold] == ([("L9", "call-site")] if verdict == "inconclusive" else [])
+
+
+def test_a_returned_value_the_old_call_assigned_too_is_no_result(tmp_path):
+    """`details["kind"] = self.kind_of()`, the method ending in `return kind`: the function returns
+    the value as the method did, the caller assigns it as before; nothing the function returns is
+    a result written back (0.5.12's SchedulerOutputProcessorMixin._get_storage_backend_type: three
+    mapping mismatches of `details["storage_backend"] = "none"` left the check inconclusive)."""
+    body = 'kind = "none"\nif {cache} is not None:\n    kind = type({cache}).__name__\nreturn kind\n'
+    before = write_tree(tmp_path / "before", {RUNNER: (
+        "class Runner:\n    def details(self):\n        details = {}\n        details['kind'] = self.kind_of()\n"
+        "        return details\n\n    def kind_of(self):\n" + textwrap.indent(body.format(cache="self.cache"), " " * 8))})
+    after = write_tree(tmp_path / "after", {RUNNER: (
+        "from sglang.srt import binding\n\n\nclass Runner:\n    def details(self):\n        details = {}\n"
+        "        details['kind'] = binding.kind_of(self.cache)\n        return details\n"),
+        TARGET: "def kind_of(cache):\n" + textwrap.indent(body.format(cache="cache"), " " * 4)})
+    report = static_check(locate(before, RUNNER, "Runner", "kind_of"), locate(after, RUNNER, "Runner", "kind_of"))
+    assert report.residuals == [] and report.dropped_return == ""
+    assert [(e.name, e.kind) for e in report.map] == [("cache", "parameter")]

@@ -39,7 +39,8 @@ from pysource.names import child_blocks
 from equivalence.engine.judge.call_sites import call_site_mismatches, site_source
 from equivalence.engine.judge.module_globals import ConstantCheck, compare_constants
 from pysource.extraction import Extraction, locate
-from equivalence.engine.judge.substitution import Logic, MapEntry, StaticCheckError, caller_note, logic_of, own_parameters
+from equivalence.engine.judge.substitution import (Logic, MapEntry, StaticCheckError, assigned_targets, caller_note,
+                                                   logic_of, own_parameters)
 
 __all__ = ["check_trees", "static_check", "StaticReport", "Residual", "StaticCheckError", "to_markdown",
            "inline_code"]
@@ -118,7 +119,7 @@ def check_trees(before_root: Path, after_root: Path, source_rel: str, class_name
 
 def static_check(before: Extraction, after: Extraction) -> StaticReport:
     own = own_parameters(before) | own_parameters(after)
-    old, new = logic_of(before, own), logic_of(after, own)
+    old, new = logic_of(before, own), logic_of(after, own, assigned_targets(before))
     old_imports, new_imports = _local_imports(old), _local_imports(new)
     uses = _dotted(old.body) | _dotted(new.body)
     constants = compare_constants(before.files, old.rel, after.files, new.rel, new.global_reads, old_imports,
