@@ -326,8 +326,10 @@ class _CallFinder:
             if not self._spelling(fn, words):
                 continue
             imports = self._imports(fn)
-            for node in ast.walk(fn):
-                if not isinstance(node, ast.Call) or _callee_name(node, imports) != name:
+            # in source order, as call_sites lists them: the first is the call the runs execute
+            calls = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+            for node in calls:
+                if _callee_name(node, imports) != name:
                     continue
                 target = self._resolve(node.func, imports)
                 where = f"{self.tree.path(self.rel)}:{node.lineno}"

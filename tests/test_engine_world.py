@@ -329,3 +329,18 @@ def test_a_sized_stand_in_reads_as_its_key_in_observations():
     assert made[0] is not made[1] and len(made[0]) == 0
     assert canon(made[0]) == canon(made[1]) == "<self.reqs>"
     assert key_of(made[0]) == "self.reqs"
+
+
+def test_a_stand_in_compared_with_a_traced_number_takes_plain_options(world):
+    """`self.initial_size == self.tp_size`, tp_size a traced 1: the stand-in's new options are
+    plain ints, so that the domains copy (each mutant's run starts from a copy) and compare
+    without reaching a world."""
+    import copy
+
+    world.domains.options["self.tp_size"] = [value(1)]
+    tp_size = world.value("self.tp_size")
+    assert type(tp_size) is not int  # traced
+    _ = world.value("self.initial_size") == tp_size
+    options = world.domains.options["self.initial_size"]
+    assert value(1) in options and all(type(o[1]) in (int, type(None)) for o in options if o[0] == "value")
+    assert copy.deepcopy(world.domains).options == world.domains.options

@@ -143,6 +143,16 @@ def survives(before: Version, load_mutant: Callable[[], Version], pair_for: Call
     return None if how else why
 
 
+def _new_call_site_residuals(static: StaticReport | str, unmutated: StaticReport | str | None) -> str:
+    """The call sites the mutant's static check finds rewritten otherwise than the first, which
+    the unmutated version's does not: such a mutant is never called equivalent (report.py)."""
+    if not isinstance(static, StaticReport):
+        return ""
+    # by their text, not their lines: an edit of a static method above them shifts those
+    already = {(r.before, r.after) for r in unmutated.residuals} if isinstance(unmutated, StaticReport) else set()
+    return "; ".join(r.note for r in static.residuals if r.kind == "call-site" and (r.before, r.after) not in already)
+
+
 def _judge(before: Version, load_mutant: Callable[[], Version], pair_for: Callable[[Version], Pair],
            seeds: list[dict], budget: int, unmutated: StaticReport | str | None = None) -> tuple[str, str]:
     """("static" or "run", what found it) when the mutant is killed, else ("", why it survived)."""
@@ -159,6 +169,9 @@ def _judge(before: Version, load_mutant: Callable[[], Version], pair_for: Callab
             new = [c.name for c in static.constants if not c.equal and (c.name, c.after) not in already]
             if new:
                 return "static", f"changed module global {', '.join(new)}"
+        sites = _new_call_site_residuals(static, unmutated)
+        if sites:
+            return "static", sites
         outcome = run_pair(pair_for(version), seeds, budget, coverage=False, stop_at_divergence=True)
     finally:
         restore()

@@ -36,9 +36,11 @@ from pathlib import Path
 
 from pysource.modules import import_bindings, source_segment
 from pysource.names import child_blocks
+from equivalence.engine.judge.call_sites import call_site_mismatches, site_source
 from equivalence.engine.judge.module_globals import ConstantCheck, compare_constants
 from pysource.extraction import Extraction, locate
-from equivalence.engine.judge.substitution import Logic, MapEntry, StaticCheckError, caller_note, logic_of, own_parameters
+from equivalence.engine.judge.substitution import (Logic, MapEntry, StaticCheckError, assigned_targets, caller_note,
+                                                   logic_of, own_parameters)
 
 __all__ = ["check_trees", "static_check", "StaticReport", "Residual", "StaticCheckError", "to_markdown",
            "inline_code"]
@@ -117,7 +119,7 @@ def check_trees(before_root: Path, after_root: Path, source_rel: str, class_name
 
 def static_check(before: Extraction, after: Extraction) -> StaticReport:
     own = own_parameters(before) | own_parameters(after)
-    old, new = logic_of(before, own), logic_of(after, own)
+    old, new = logic_of(before, own), logic_of(after, own, assigned_targets(before))
     old_imports, new_imports = _local_imports(old), _local_imports(new)
     uses = _dotted(old.body) | _dotted(new.body)
     constants = compare_constants(before.files, old.rel, after.files, new.rel, new.global_reads, old_imports,
@@ -132,9 +134,17 @@ def static_check(before: Extraction, after: Extraction) -> StaticReport:
     aligner.blocks(old.body, new.body)
     residuals = aligner.residuals + _default_changes(old, new)
     residuals.sort(key=lambda r: (r.before_line or 0, r.after_line or 0))
+    residuals += _call_site_residuals(before, after)
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _call_site_residuals(before: Extraction, after: Extraction) -> list[Residual]:
+    """The call sites (lines of the class's file) whose rewrite is not the first site's."""
+    return [Residual("call-site", b.line if b else None, a.line if a else None, site_source(before, b),
+                     site_source(after, a), note=f"{after.source_rel}:{(a or b).line}: {why}")
+            for b, a, why in call_site_mismatches(before, after)]
 
 
 def _dotted(body: list[ast.stmt]) -> set[str]:

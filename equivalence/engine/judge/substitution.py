@@ -61,7 +61,9 @@ def own_parameters(ext: Extraction) -> set[str]:
     return {a.arg for a in _params(ext.method.args)[1:]}
 
 
-def logic_of(ext: Extraction, own: set[str]) -> Logic:
+def logic_of(ext: Extraction, own: set[str], assigned_before: str | None = None) -> Logic:
+    """`assigned_before`: what the old call at the map's call's place assigned the method's value
+    to (`assigned_targets`); a call assigning to the same is the method's value, no results."""
     node, rel = ext.core
     where = f"{rel}:{node.lineno} {ext.class_name + '.' if rel == ext.source_rel else ''}{node.name}"
     text = ext.text(rel)
@@ -80,13 +82,39 @@ def logic_of(ext: Extraction, own: set[str]) -> Logic:
                                f"gives its parameters' values")
     caller_self = _caller_self(ext)
     loads, entries = _parameter_map(params, defaults, call, own, caller_self)
-    body, results, caller_locals, dropped = _result_map(list(node.body), call, caller_self, text, entries)
+    if call.result.how == "assign" and assigned_before is not None \
+            and assigned_before == _targets_dump(call.result.target_nodes, caller_self):
+        body, results, caller_locals, dropped = list(node.body), {}, {}, ""
+    else:
+        body, results, caller_locals, dropped = _result_map(list(node.body), call, caller_self, text, entries)
     if ext.wrapper is not None:  # what the method's callers see: the wrapper's defaults
         defaults.update(_defaults(ext.wrapper.args, ext.text(ext.source_rel)))
     logic = Logic(where, rel, text, [], {k: v for k, v in defaults.items() if k in own}, entries,
                   caller_locals=caller_locals, global_reads=reads - {a.arg for a in params}, dropped_return=dropped)
     logic.body = _normalised(body, rel, loads, results, logic)
     return logic
+
+
+def assigned_targets(ext: Extraction) -> str | None:
+    """The targets the first call site in the class assigns the method's value to (`ast.dump`,
+    self spelled `self`), when it calls the original method (`x["k"] = self.m()`); else None (a
+    step-1 static method's call assigns its results, mapped on both sides alike)."""
+    if ext.shape != "method":
+        return None
+    site = next((s for s in ext.call_sites if s.calls == "method" and s.method != ext.method_name), None)
+    stmt = site.statements[0] if site is not None else None
+    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is not site.call:
+        return None
+    fn = next(f for f in ext.class_node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and f.name == site.method)
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return _targets_dump(targets, fn.args.args[0].arg if fn.args.args else "self")
+
+
+def _targets_dump(targets: list[ast.expr], caller_self: str) -> str:
+    """A tuple target by its elements, as ResultUse.target_nodes holds it."""
+    flat = [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+    return "|".join(ast.dump(_renamed_self(t, caller_self)) for t in flat)
 
 
 def _parameter_map(params, defaults, call, own, caller_self) -> tuple[dict[str, ast.expr], list[MapEntry]]:

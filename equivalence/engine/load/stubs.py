@@ -47,6 +47,7 @@ class StubScope:
         self.base_misses: list[str] = []  # attribute names looked up through a stub base
         self.compared: dict[str, list] = {}  # stub name -> literals it was compared with while importing
         self.pretend = dict(pretend or {})  # stub name -> the literal it is, this import
+        self.skipped: list[str] = []  # "file:line: why": module-level calls on stubs left out (version.py)
 
 
 LITERALS = (str, int, float, bool, type(None))

@@ -11,6 +11,7 @@ wrapper, the moved function) and the inputs its code reads (inputs.py).
 from __future__ import annotations
 
 import ast
+import copy
 import importlib
 import importlib.util
 import sys
@@ -29,7 +30,7 @@ from equivalence.engine.load.inputs import Inputs, derive
 from pysource.extraction import Extraction, LocateError, locate
 from pysource.names import attribute_chain
 from pysource.modules import module_name
-from equivalence.engine.load.stubs import PrivateModules, StubScope
+from equivalence.engine.load.stubs import PrivateModules, StubModule, StubScope, is_stub
 
 ENTRY = "__equivalence_entry__"
 FELL_THROUGH = "__equivalence_fell_through__"  # the entry ran its statements to the end (no return)
@@ -100,8 +101,54 @@ def exec_module(name: str, filename: str, source: str | ast.Module) -> types.Mod
     except Exception as e:
         frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == filename]
         where = f"{filename}:{frames[-1].lineno}" if frames else filename
-        raise CouldNotImport(f"{where}: importing failed: {type(e).__name__}: {e}") from None
+        top = [f.lineno for f in frames if f.name == "<module>"]
+        tree = source if isinstance(source, ast.Module) else ast.parse(source)
+        side_effect = _stub_side_effect(tree, top[-1], module.__dict__) if top else None
+        raise CouldNotImport(f"{where}: importing failed: {type(e).__name__}: {e}", side_effect) from None
     return module
+
+
+def _stub_side_effect(tree: ast.Module, line: int, namespace: dict) -> int | None:
+    """The line of the module-level statement running at `line`, when it is a bare call that reads
+    a stub (a name bound to a stub value or module): its effect is on what a stub stands for."""
+    stmt = next((s for s in _module_level(tree.body) if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    names = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    return stmt.lineno if any(is_stub(namespace.get(n)) or isinstance(namespace.get(n), StubModule)
+                              for n in names) else None
+
+
+def _module_level(body: list[ast.stmt]):
+    """The simple statements module-level code runs (inside `if`, `try`, `with`; not in a def)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        blocks = [getattr(stmt, n) for n in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, n, None), list)]
+        blocks += [h.body for h in getattr(stmt, "handlers", [])]
+        if blocks:
+            for block in blocks:
+                yield from _module_level(block)
+        else:
+            yield stmt
+
+
+def _without(tree: ast.Module, lines: set[int]) -> ast.Module:
+    """A copy of `tree` with the module-level statements starting at `lines` made `pass`."""
+    if not lines:
+        return tree
+    tree = copy.deepcopy(tree)
+    blocks = [tree.body]
+    while blocks:
+        block = blocks.pop()
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if stmt.lineno in lines and isinstance(stmt, ast.Expr):
+                block[i] = ast.copy_location(ast.Pass(), stmt)
+            blocks += [getattr(stmt, n) for n in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, n, None), list)]
+            blocks += [h.body for h in getattr(stmt, "handlers", [])]
+    return tree
 
 
 def load(root: Path, label: str, source_rel: str, class_name: str, method_name: str,
@@ -153,18 +200,26 @@ def _import(ext: Extraction, rels: list[str], label: str, package: str) -> tuple
     pretend: dict[str, object] = {}
     tried: dict[str, int] = {}
     literals: dict[str, list] = {}  # what the failing imports compared each stub with
+    skipped: dict[str, dict[int, str]] = {}  # rel -> line of a stub's side effect left out -> why
     first = None
     for _ in range(IMPORT_ATTEMPTS):
         scope = StubScope(label, pretend)
         modules = {}
+        rel = None
         try:
             with PrivateModules(scope, prefixes=(package,)):
                 for rel in rels:
-                    modules[rel] = exec_module(module_name(rel), ext.files.path(rel), ext.files.parse(rel))
+                    parsed = _without(ext.files.parse(rel), set(skipped.get(rel, ())))
+                    modules[rel] = exec_module(module_name(rel), ext.files.path(rel), parsed)
             scope.compared = {**scope.compared, **{n: literals[n] for n in pretend if n in literals}}
+            scope.skipped = [f"{ext.files.path(r)}:{line}: {why}" for r, lines in skipped.items()
+                             for line, why in lines.items()]
             return scope, modules
         except CouldNotImport as e:
             first = first or e
+            if e.side_effect is not None and e.side_effect not in skipped.get(rel, {}):
+                skipped.setdefault(rel, {})[e.side_effect] = str(e).partition("importing failed: ")[2]
+                continue
             for name, found in scope.compared.items():
                 literals.setdefault(name, found)
             candidates = {name: found for name, found in scope.compared.items()

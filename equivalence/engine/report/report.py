@@ -113,6 +113,7 @@ def pair_json(result: PairResult, static: StaticReport | str, render: Render = R
         **({"could_not_run": result.could_not_run} if result.could_not_run else {}),
         **({"untold_residuals": unexplained} if unexplained and verdict != "divergent" else {}),
         **({"imported_with": assumed} if (assumed := import_assumptions(result)) else {}),
+        **({"imported_without": left_out} if (left_out := import_skips(result)) else {}),
         "configs": len(result.configs),
         "budget_reached": result.budget_reached,
         "divergences": divergences,
@@ -140,12 +141,21 @@ def untold_residuals(result: PairResult, static: StaticReport | str) -> list[dic
         if r.explained:
             continue
         where = f"L{r.after_line}" if r.after_line else f"L{r.before_line} (before)"
+        if r.kind == "call-site":  # a line of the class's file, which the runs do not execute
+            out.append({"line": where, "kind": r.kind, "before": r.before, "after": r.after,
+                        "why": f"{r.note}; the runs execute the first call site only"})
+            continue
         ran = r.after_line in lines if r.after_line else None
         why = ("the line ran, but no configuration told the versions apart there: the values tried never "
                "make the two differ" if ran else "the line never ran in the configurations tried" if ran is False
                else "the removed line is not in the after version, and no configuration told the versions apart")
         out.append({"line": where, "kind": r.kind, "before": r.before, "after": r.after, "why": why})
     return out
+
+
+def import_skips(result: PairResult) -> dict:
+    """Per version, the module-level calls on stubs left out of its import (load.version._import)."""
+    return {v.label: v.stub_scope.skipped for v in (result.before, result.after) if v.stub_scope.skipped}
 
 
 def import_assumptions(result: PairResult) -> dict:
@@ -343,6 +353,9 @@ def markdown(report: dict) -> str:
             for name, how in names.items():
                 out.append(f"- {label}: imported with `{name}` = {how['value']} (its module-level code accepts only "
                            f"{', '.join(how['compared_with'])}; a stub is none of them)")
+        for label, lines in p.get("imported_without", {}).items():
+            out += [f"- {label}: imported without the module-level call at {line} (it rejected a stub)"
+                    for line in lines]
         out.append(f"- inputs varied ({len(p['inputs'])}): " + "; ".join(
             f"`{k}` {', '.join(map(str, v))}" for k, v in p["inputs"].items()))
         same = _first_same(p, report["pairs"][:i], lambda q: q["static"])
@@ -462,6 +475,9 @@ def terminal(report: dict) -> str:
         for label, names in p.get("imported_with", {}).items():
             lines += [f"  {label}: imported with {name} = {how['value']} (module-level code accepts "
                       f"{', '.join(how['compared_with'])})" for name, how in names.items()]
+        for label, left_out in p.get("imported_without", {}).items():
+            lines += [f"  {label}: imported without the module-level call at {line} (it rejected a stub)"
+                      for line in left_out]
         lines += static_lines(p)
     if "mutants" in report:
         m = report["mutants"]

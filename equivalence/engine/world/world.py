@@ -104,6 +104,16 @@ PLAIN = (str, bool, int, float, type(None), bytes)
 TRACED: dict[type, type] = {}  # a traced value's class -> the plain type (standins.py registers them)
 
 
+def untraced(v):
+    """`v` with its traced values plain, in tuples too: what an option holds. A traced value
+    belongs to the run that made it (its comparisons demand options of that run's world), and
+    cannot be copied as the domains are for each mutant's run."""
+    plain = TRACED.get(type(v))
+    if plain is not None:
+        return plain(v)
+    return tuple(untraced(x) for x in v) if type(v) is tuple else v
+
+
 def canon(v, depth: int = 0):
     """A value as an event or a key holds it: the same in both versions and in every run (stand-ins
     by their key, traced values as plain ones, containers element by element, other objects by
@@ -283,7 +293,7 @@ class Domains:
     def ensure(self, key: str, default: list[tuple]) -> list[tuple]:
         found = self.options.get(key)
         if found is None:
-            found = self.options[key] = list(dict.fromkeys(default))
+            found = self.options[key] = list(dict.fromkeys(untraced(o) for o in default))
         return found
 
     def grow(self, key: str, new: list[tuple], prefer: bool = False, literals: set = frozenset()) -> None:
@@ -293,6 +303,7 @@ class Domains:
         if key in self.fixed:
             return
         options = self.options.setdefault(key, [OPAQUE])
+        new = [untraced(o) for o in new]
         changed = False
         for option in new:
             if option not in options and len(options) < (MAX_LITERALS if option in literals else MAX_OPTIONS):
