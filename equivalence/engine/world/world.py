@@ -53,7 +53,8 @@ TRACERS: dict[type, object] = {}  # plain type -> the traced value maker (standi
 
 def is_standin(v) -> bool:
     """Whether `v` is a stand-in (a sized one too)."""
-    return bool(STANDIN) and type(v) in (STANDIN[0], STANDIN[1])
+    kind = type(v)
+    return bool(STANDIN) and (kind is STANDIN[0] or kind is STANDIN[1])
 
 
 def key_of(v) -> str | None:
@@ -108,10 +109,15 @@ def untraced(v):
     """`v` with its traced values plain, in tuples too: what an option holds. A traced value
     belongs to the run that made it (its comparisons demand options of that run's world), and
     cannot be copied as the domains are for each mutant's run."""
-    plain = TRACED.get(type(v))
+    kind = type(v)
+    plain = TRACED.get(kind)
     if plain is not None:
         return plain(v)
-    return tuple(untraced(x) for x in v) if type(v) is tuple else v
+    if kind is tuple:  # an option (`("value", 3)`): rebuilt only when something in it is traced
+        for x in v:
+            if type(x) in TRACED or type(x) is tuple:
+                return tuple(untraced(x) for x in v)
+    return v
 
 
 def canon(v, depth: int = 0):
