@@ -229,8 +229,11 @@ def test_an_interrupted_run_leaves_nothing_behind(flow, signum, exit_code, serie
     before = repository_state(series)
     args = ["--commits", "original..HEAD", str(series)] if flow == "commits" else ["--steps", str(TREES / "record_call")]
     env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(REPO_ROOT)}
+    # a shell's background job (`cmd &`) inherits SIGINT ignored, and Python then raises no
+    # KeyboardInterrupt: the child gets the disposition of a terminal's foreground process
     proc = subprocess.Popen([sys.executable, "-m", "equivalence", *args],
-                            cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not any(scratch.glob("equivalence-*/*/sglang/srt/model_executor/model_runner.py")):
