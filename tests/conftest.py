@@ -1,9 +1,12 @@
 """Shared pytest hooks: the robustness run (every variant the session's robustness tests need,
-evaluated once in one pool of workers: tests/robustness.py), and its tally in the terminal
-summary (seen with or without `-s`, so CI logs always show it)."""
+evaluated once: in one pool of workers, or under pytest-xdist by the worker whose test asks:
+tests/robustness.py), and its tally in the terminal summary (seen with or without `-s`, so CI
+logs always show it; under xdist each variant's outcome travels to the controller with its
+test's report)."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
@@ -26,6 +29,9 @@ def pytest_collection_finish(session):
     ids = wanted(session.items)
     if not ids:
         return
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # xdist spreads the files over its workers: no pool
+        _RUN = Run(ids, processes=0)
+        return
     others = any(not getattr(getattr(item, "module", None), "__name__", "").startswith("tests.test_robustness")
                  for item in session.items)
     _RUN = Run(ids, processes=pool_size(others))
@@ -43,14 +49,40 @@ def robustness():
     return _RUN
 
 
+_OUTCOME = "robustness outcome"  # a report's user property: (variant id, kind, seconds)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    robustness = sys.modules.get("tests.robustness")
+    if report.when == "call" and robustness is not None and "variant" in getattr(item, "fixturenames", ()):
+        outcome = robustness.RESULTS.get(getattr(getattr(item, "callspec", None), "params", {}).get("variant"))
+        if outcome is not None:
+            report.user_properties.append((_OUTCOME, (outcome.id, outcome.kind, outcome.seconds)))
+
+
+_REPORTED: dict = {}  # the controller's, under xdist: variant id -> (kind, seconds)
+
+
+def pytest_runtest_logreport(report):
+    for name, value in report.user_properties:
+        if name == _OUTCOME:
+            _REPORTED[value[0]] = value[1:]
+
+
 def pytest_terminal_summary(terminalreporter):
     robustness = sys.modules.get("tests.robustness")
-    if robustness is None or not robustness.RESULTS:
+    results = {i: (o.kind, o.seconds) for i, o in robustness.RESULTS.items()} if robustness is not None else {}
+    results = results or _REPORTED
+    if not results:
         return
-    counts = robustness.tally(robustness.RESULTS)
-    seconds = sum(o.seconds for o in robustness.RESULTS.values())
+    from collections import Counter
+
+    kinds = Counter(kind for kind, _ in results.values())
+    seconds = sum(s for _, s in results.values())
     terminalreporter.section("robustness tally")
     terminalreporter.write_line(
-        f"variants {counts['variants']}, equivalent {counts['equivalent']}, refused {counts['refused']}, "
-        f"divergent {counts['divergent']} ({seconds:.0f}s of evaluation across workers)"
+        f"variants {len(results)}, equivalent {kinds['equivalent']}, refused {kinds['refused']}, "
+        f"divergent {kinds['divergent']} ({seconds:.0f}s of evaluation across workers)"
     )

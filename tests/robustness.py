@@ -13,10 +13,11 @@ and what.  A cosmetic variant must come out equivalent.
 
 `Run` evaluates the variants a test session needs once, in one pool of worker processes
 (torch is imported once per worker), in the order the tests will ask for them; tests/conftest.py
-starts it as soon as the tests are collected, so that it runs while the other tests do. The
-robustness tests are split by shape (tests/test_robustness_<shape>.py) and each waits for its
-own variant only, so no test file waits for the whole set. `evaluate_all` evaluates a list at
-once.
+starts it as soon as the tests are collected, so that it runs while the other tests do. Under
+pytest-xdist (the suite's command: each test file runs whole in one of its workers) there is no
+pool: each worker evaluates a variant when its test asks. The robustness tests are split by shape
+(tests/test_robustness_<shape>.py, the shape as a whole last in its file) and each waits for its
+own variants only. `evaluate_all` evaluates a list at once.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ class Run:
         self.done: dict[str, Outcome] = {}
         self._pool = None
         if processes <= 0:
-            self._results = (_work(i) for i in self.ids)
+            self._results = None  # each evaluated when asked for
         else:
             # spawn, not fork: a forked copy of a process that has imported torch is not safe.
             self._pool = multiprocessing.get_context("spawn").Pool(processes)
@@ -217,7 +218,7 @@ class Run:
         if variant_id not in self.ids:
             raise KeyError(f"{variant_id} is not among the variants this run evaluates")
         while variant_id not in self.done:
-            outcome = next(self._results)
+            outcome = _work(variant_id) if self._results is None else next(self._results)
             self.done[outcome.id] = outcome
             RESULTS[outcome.id] = outcome
         return self.done[variant_id]
@@ -233,9 +234,9 @@ class Run:
             self._pool = None
 
 
-# The tests over the whole set of variants (tests/test_robustness_whole_set.py): a session that
-# runs one of them evaluates every variant.
-WHOLE_SET = ("test_tally", "test_comments_survive_over_the_whole_set")
+# The test of a shape as a whole (last in each tests/test_robustness_<shape>.py): a session that
+# runs it evaluates every variant of the shape.
+WHOLE_SHAPE = "test_the_shape_as_a_whole"
 
 
 def variant_ids(shape: str) -> list[str]:
@@ -244,19 +245,19 @@ def variant_ids(shape: str) -> list[str]:
 
 
 def wanted(items) -> list[str]:
-    """The variant ids a session's selected test items need, in the order they run (and if a
-    whole-set test is among the items, every other variant after them)."""
+    """The variant ids a session's selected test items need, in the order they run (a shape's
+    whole-shape test: every variant of the shape not asked for before it)."""
     ids: list[str] = []
-    whole_set = False
     for item in items:
         module = getattr(getattr(item, "module", None), "__name__", "") or ""
-        if not module.startswith("tests.test_robustness"):
+        if not module.startswith("tests.test_robustness_"):
             continue
         name = getattr(item, "originalname", item.name)
-        whole_set = whole_set or name in WHOLE_SET
         if name == "test_variant":
             ids.append(item.callspec.params["variant"])
-    return list(dict.fromkeys(ids + (list(_by_id()) if whole_set else [])))
+        elif name == WHOLE_SHAPE:
+            ids += variant_ids(module.removeprefix("tests.test_robustness_"))
+    return list(dict.fromkeys(ids))
 
 
 def check_outcome(outcome: Outcome) -> None:
@@ -272,7 +273,19 @@ def check_outcome(outcome: Outcome) -> None:
                                  f"gained {dict(after - before)} in {outcome.touched}")
 
 
-def tally(outcomes: dict[str, Outcome]) -> Counter:
-    counts = Counter(o.kind for o in outcomes.values())
-    return Counter({"variants": len(outcomes), EQUIVALENT: counts[EQUIVALENT], REFUSED: counts[REFUSED],
-                    DIVERGENT: counts[DIVERGENT]})
+# comments the edits put in odd places (tests/variants.py), to be carried over by the codemod
+ODD_PLACE_COMMENTS = ("# picks the KV cache dtype", "# may be a bare nn.Module")
+
+
+def check_shape(outcomes: list[Outcome], cosmetic: int) -> None:
+    """What the variants of one shape must give together (`cosmetic`: how many of them are):
+    none divergent; output for at least every cosmetic one; over all the output, the touched
+    files' comments before == after, the odd-place comments among them."""
+    divergent = [f"{o.id}: {o.detail}" for o in outcomes if o.kind == DIVERGENT]
+    assert not divergent, divergent
+    produced = [o for o in outcomes if o.touched]
+    assert len(produced) >= cosmetic
+    before = sum((Counter(o.comments_before) for o in produced), Counter())
+    after = sum((Counter(o.comments_after) for o in produced), Counter())
+    assert all(before[c] > 0 for c in ODD_PLACE_COMMENTS), [c for c in ODD_PLACE_COMMENTS if not before[c]]
+    assert before == after, f"lost {dict(before - after)}, gained {dict(after - before)}"

@@ -60,7 +60,7 @@ def files(root: Path) -> dict[str, bytes]:
 def test_two_commands_install_then_run():
     example, tests = setup_commands()
     example_command()
-    assert tests == f"{INSTALL} && python -m pytest -q --durations=15"
+    assert tests == f"{INSTALL} && python -m pytest -q -n auto --dist loadfile --durations=15"
 
 
 def test_ci_runs_the_readmes_test_command():

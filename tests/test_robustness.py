@@ -4,7 +4,7 @@ naming file, line and construct.  Never output that behaves differently.
 
 The variants are tested by shape, one file each (tests/test_robustness_<shape>.py: each variant
 its own test, named by its id, asserting `robustness.check_outcome`), and over the whole set
-(tests/test_robustness_whole_set.py: the tally, the comments); all of them are evaluated once
+(each shape file's `test_the_shape_as_a_whole`: none divergent, the comments); all of them are evaluated once
 per session, in one pool of worker processes started as soon as the tests are collected, while
 the other tests run (torch imported once per worker: see tests/robustness.py and
 tests/conftest.py), each test waiting for its own variant only. The tally (variants, equivalent, refused, divergent) is printed in
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.robustness import DIVERGENT, EQUIVALENT, variant_ids
+from tests.robustness import DIVERGENT, EQUIVALENT, WHOLE_SHAPE, variant_ids
 from tests.variants import SHAPES, variants
 
 VARIANTS = variants()
@@ -36,25 +36,29 @@ def test_enough_variants_of_every_kind():
 
 
 def test_every_variant_is_tested_once_by_its_shapes_file():
-    """Each shape has its file, which parametrizes test_variant by exactly that shape's ids: the
-    files together test every variant, none twice."""
+    """Each shape has its file, which parametrizes test_variant by exactly that shape's ids and
+    ends with the shape as a whole: the files together test every variant, none twice."""
     files = sorted(TESTS.glob("test_robustness_*.py"))
     shapes = {f.stem.removeprefix("test_robustness_"): f for f in files}
-    assert set(shapes) == set(SHAPES) | {"whole_set"}
+    assert set(shapes) == set(SHAPES)
     tested = []
     for shape in SHAPES:
         tree = ast.parse(shapes[shape].read_text())
-        (test,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "test_variant"]
-        (mark,) = test.decorator_list
-        assert ast.unparse(mark) == f"pytest.mark.parametrize('variant', variant_ids({shape!r}))"
-        assert "check_outcome(robustness.outcome(variant))" in ast.unparse(test)
+        tests = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        assert [t.name for t in tests] == ["test_variant", WHOLE_SHAPE]
+        (mark,) = tests[0].decorator_list
+        assert ast.unparse(mark) == "pytest.mark.parametrize('variant', variant_ids(SHAPE))"
+        assert f"SHAPE = {shape!r}" in ast.unparse(tree)
+        assert "check_outcome(robustness.outcome(variant))" in ast.unparse(tests[0])
+        assert "check_shape(" in ast.unparse(tests[1])
         tested += variant_ids(shape)
     assert sorted(tested) == sorted(IDS)
 
 
 def test_the_run_evaluates_in_the_order_the_tests_ask():
-    """The session's run: the variants of the selected tests in their order, then (a whole-set
-    test selected) every other one; each outcome is waited for alone."""
+    """The session's run: the variants of the selected tests in their order (a whole-shape test:
+    the rest of its shape); each outcome is waited for alone, and without a pool only the ones
+    asked for are evaluated."""
     from types import SimpleNamespace
 
     from tests.robustness import Run, wanted
@@ -67,14 +71,31 @@ def test_the_run_evaluates_in_the_order_the_tests_ask():
     items = [item("tests.test_layout", "test_no_cycle"), item("tests.test_robustness_record_dflash", "test_variant", first),
              item("tests.test_robustness_instance_log", "test_variant", second)]
     assert wanted(items) == [first, second]
-    whole = wanted(items + [item("tests.test_robustness_whole_set", "test_tally")])
-    assert whole[:2] == [first, second] and sorted(whole) == sorted(IDS)
+    whole = wanted(items + [item("tests.test_robustness_record_dflash", WHOLE_SHAPE)])
+    assert whole[:2] == [first, second] and sorted(whole) == sorted({second, *variant_ids("record_dflash")})
 
     refused = "record_call:unmapped-self-read"  # refused: no harness run, fast
-    run = Run([refused, "record_call:early-return"], processes=0)
+    run = Run(["record_call:early-return", refused], processes=0)
     assert run.outcome(refused).kind == "refused" and list(run.done) == [refused]
     with pytest.raises(KeyError):
         run.outcome(first)
+
+
+def test_a_shape_as_a_whole_keeps_every_comment():
+    """`check_shape` fails on a divergent variant, on fewer outputs than cosmetic variants, on a
+    lost comment, and on a set whose output holds none of the odd-place comments."""
+    from tests.robustness import ODD_PLACE_COMMENTS, Outcome, check_shape
+
+    def produced(before, after, kind=EQUIVALENT):
+        return Outcome("v", kind, comments_before=before, comments_after=after, touched=["f.py"])
+
+    kept = produced([*ODD_PLACE_COMMENTS, "# x"], ["# x", *ODD_PLACE_COMMENTS])
+    check_shape([kept, Outcome("r", "refused")], cosmetic=1)
+    for outcomes, cosmetic in [([kept, Outcome("d", DIVERGENT, "why")], 1), ([kept], 2),
+                               ([produced([*ODD_PLACE_COMMENTS, "# x"], [*ODD_PLACE_COMMENTS])], 1),
+                               ([produced(["# x"], ["# x"])], 1)]:
+        with pytest.raises(AssertionError):
+            check_shape(outcomes, cosmetic)
 
 
 # --- the checker itself: a refusal must say where and what ------------------------------

@@ -1,14 +1,23 @@
 """Robustness on the variants of the `server_args_write` shape: each one is equivalent after the codemod
-or refused, naming file, line and construct (tests/test_robustness.py says why; the session's
-`robustness` run, tests/conftest.py, evaluates it with the others in one pool of workers)."""
+or refused, naming file, line and construct; and the shape as a whole keeps every comment
+(tests/test_robustness.py says why; the session's `robustness` run, tests/conftest.py,
+evaluates them)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.robustness import check_outcome, variant_ids
+from tests.robustness import check_outcome, check_shape, variant_ids
+from tests.variants import variants
+
+SHAPE = "server_args_write"
 
 
-@pytest.mark.parametrize("variant", variant_ids("server_args_write"))
+@pytest.mark.parametrize("variant", variant_ids(SHAPE))
 def test_variant(variant, robustness):
     check_outcome(robustness.outcome(variant))
+
+
+def test_the_shape_as_a_whole(robustness):
+    cosmetic = sum(1 for v in variants() if v.shape == SHAPE and not v.constructs)
+    check_shape([robustness.outcome(i) for i in variant_ids(SHAPE)], cosmetic)
