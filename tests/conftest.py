@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 
 import pytest
 
@@ -77,8 +78,6 @@ def pytest_terminal_summary(terminalreporter):
     results = results or _REPORTED
     if not results:
         return
-    from collections import Counter
-
     kinds = Counter(kind for kind, _ in results.values())
     seconds = sum(s for _, s in results.values())
     terminalreporter.section("robustness tally")

@@ -277,14 +277,14 @@ def check_outcome(outcome: Outcome) -> None:
 ODD_PLACE_COMMENTS = ("# picks the KV cache dtype", "# may be a bare nn.Module")
 
 
-def check_shape(outcomes: list[Outcome], cosmetic: int) -> None:
-    """What the variants of one shape must give together (`cosmetic`: how many of them are):
-    none divergent; output for at least every cosmetic one; over all the output, the touched
-    files' comments before == after, the odd-place comments among them."""
+def check_shape(outcomes: list[Outcome]) -> None:
+    """What the variants of one shape must give together: none divergent; output for at least as
+    many as are cosmetic; over all the output, the touched files' comments before == after, the
+    odd-place comments among them."""
     divergent = [f"{o.id}: {o.detail}" for o in outcomes if o.kind == DIVERGENT]
     assert not divergent, divergent
     produced = [o for o in outcomes if o.touched]
-    assert len(produced) >= cosmetic
+    assert len(produced) >= sum(o.cosmetic for o in outcomes)
     before = sum((Counter(o.comments_before) for o in produced), Counter())
     after = sum((Counter(o.comments_after) for o in produced), Counter())
     assert all(before[c] > 0 for c in ODD_PLACE_COMMENTS), [c for c in ODD_PLACE_COMMENTS if not before[c]]

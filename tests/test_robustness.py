@@ -82,20 +82,22 @@ def test_the_run_evaluates_in_the_order_the_tests_ask():
 
 
 def test_a_shape_as_a_whole_keeps_every_comment():
-    """`check_shape` fails on a divergent variant, on fewer outputs than cosmetic variants, on a
-    lost comment, and on a set whose output holds none of the odd-place comments."""
+    """`check_shape` fails on a divergent variant, on fewer outputs than cosmetic variants (a
+    cosmetic one refused), on a lost comment, and on a set whose output holds none of the
+    odd-place comments."""
     from tests.robustness import ODD_PLACE_COMMENTS, Outcome, check_shape
 
     def produced(before, after, kind=EQUIVALENT):
         return Outcome("v", kind, comments_before=before, comments_after=after, touched=["f.py"])
 
     kept = produced([*ODD_PLACE_COMMENTS, "# x"], ["# x", *ODD_PLACE_COMMENTS])
-    check_shape([kept, Outcome("r", "refused")], cosmetic=1)
-    for outcomes, cosmetic in [([kept, Outcome("d", DIVERGENT, "why")], 1), ([kept], 2),
-                               ([produced([*ODD_PLACE_COMMENTS, "# x"], [*ODD_PLACE_COMMENTS])], 1),
-                               ([produced(["# x"], ["# x"])], 1)]:
+    refused = Outcome("r", "refused", cosmetic=False)
+    check_shape([kept, refused])
+    for outcomes in [[kept, Outcome("d", DIVERGENT, "why", cosmetic=False)], [kept, Outcome("c", "refused")],
+                     [produced([*ODD_PLACE_COMMENTS, "# x"], [*ODD_PLACE_COMMENTS])],
+                     [produced(["# x"], ["# x"])]]:
         with pytest.raises(AssertionError):
-            check_shape(outcomes, cosmetic)
+            check_shape(outcomes)
 
 
 # --- the checker itself: a refusal must say where and what ------------------------------
