@@ -94,7 +94,7 @@ def class_members(cls: cst.ClassDef, name: str) -> list[tuple[int, cst.CSTNode]]
 
 
 def def_line(text: str, class_name: str, name: str, nth: int = 0) -> Optional[int]:
-    """1-based line of the `nth` `def name(` (or `name =`) after `class class_name`: the `nth`
+    r"""1-based line of the `nth` `def name(` (or `name =`) after `class class_name`: the `nth`
     match of `^[ \t]+(?:async\s+)?def\s+NAME\s*\(|^[ \t]+NAME\s*=` (re.M) from the first line
     starting `class\s+CLASS\b`, found from the places that spell the name (tried at every line, the
     pattern costs a scan of the file per call)."""
@@ -129,7 +129,7 @@ def _indented_start(text: str, at: int) -> list[int]:
 
 
 def _def_start(text: str, at: int) -> list[int]:
-    """Where `^[ \t]+(?:async\s+)?def\s+` can start so as to end at `at` (the name)."""
+    r"""Where `^[ \t]+(?:async\s+)?def\s+` can start so as to end at `at` (the name)."""
     d = _before_space(text, at)
     if d == at or not text.endswith("def", 0, d):
         return []
@@ -142,7 +142,7 @@ def _def_start(text: str, at: int) -> list[int]:
 
 
 def _before_space(text: str, at: int) -> int:
-    """The start of the run of white space (`\s`) that ends at `at`."""
+    r"""The start of the run of white space (`\s`) that ends at `at`."""
     while at > 0 and text[at - 1].isspace():
         at -= 1
     return at
