@@ -95,12 +95,30 @@ def check_refusal(variant: Variant, root: Path, error) -> str | None:
     return "; ".join(problems) + f" (message: {message})" if problems else None
 
 
+def programs(variant: Variant, changes: dict, before: Path, after: Path) -> tuple:
+    """What the proof of a variant's output depends on: the shape (its other files), and the
+    syntax trees (no positions, no comments) of the variant's runner and of every file the
+    codemod changed (under `after`), before and after. Two variants with the same programs are
+    the same proof: the harness imports and runs the code, and neither a comment nor a line
+    number is one of its inputs (logs are captured without the caller's line)."""
+    touched = []
+    for path, text in sorted(changes.items()):
+        old = before / Path(path).relative_to(after)
+        touched.append((old.relative_to(before).as_posix(), ast.dump(ast.parse(old.read_text())) if old.is_file()
+                        else None, ast.dump(ast.parse(text))))
+    return variant.shape, ast.dump(ast.parse(variant.source)), tuple(touched)
+
+
 class Evaluator:
     """Evaluates variants with `examples` open-ended configurations per input set (the preset's
-    hints are computed once per set and process)."""
+    hints are computed once per set and process). A variant whose programs (`programs`) an
+    earlier variant of this evaluator already had takes that proof's verdict: the codemod and
+    the comment checks still run on it, the proof does not run twice (a comment or a
+    quote-style edit yields the programs of the variant without it)."""
 
     def __init__(self, examples: int = EXAMPLES):
         self.examples = examples
+        self.proofs: dict[tuple, tuple[str, str, str]] = {}  # programs -> (kind, detail, variant id)
 
     def evaluate(self, variant: Variant) -> Outcome:
         start = time.perf_counter()
@@ -111,10 +129,7 @@ class Evaluator:
         return outcome
 
     def _evaluate(self, variant: Variant, work: Path) -> Outcome:
-        from codemods.extract_kv_dtype import Refusal, refactor, write_plan
-        from equivalence.engine.load.version import LoadError
-        from equivalence.presets.kv_dtype.check import check
-        from equivalence.presets.kv_dtype.subject import load_version
+        from codemods.extract_kv_dtype import Refusal, refactor
 
         work = work.resolve()
         before = variant.write(work / "before")
@@ -132,6 +147,20 @@ class Evaluator:
             comments["touched"].append(str(Path(path).relative_to(after)))
             comments["comments_before"] += comments_of(original) if original is not None else []
             comments["comments_after"] += comments_of(text)
+        key = programs(variant, plan.changes, before, after)
+        if key in self.proofs:
+            kind, detail, first = self.proofs[key]
+            return Outcome(variant.id, kind, f"{detail} (the programs of {first}, proven there)", **comments)
+        outcome = self._prove(variant, plan, before, after, comments)
+        self.proofs[key] = (outcome.kind, outcome.detail, variant.id)
+        return outcome
+
+    def _prove(self, variant: Variant, plan, before: Path, after: Path, comments: dict) -> Outcome:
+        from codemods.extract_kv_dtype import write_plan
+        from equivalence.engine.load.version import LoadError
+        from equivalence.presets.kv_dtype.check import check
+        from equivalence.presets.kv_dtype.subject import load_version
+
         try:
             write_plan(plan)
             v_before = load_version(before, "original")

@@ -200,3 +200,40 @@ def test_a_renamed_read_is_proven(tmp_path, attribute):
     pair = json.loads(out.read_text())["pairs"][0]
     assert pair["inputs"][f"self.{attribute}"][0] == "<stand-in>"  # varied by the world, the preset not naming it
     assert all(c["missed"] == [] for c in pair["coverage"].values())
+
+
+def test_a_variant_with_the_programs_of_another_takes_its_proof(monkeypatch):
+    """A comment edit changes no program: the proof of the variant without it answers, while the
+    codemod and the comment checks still run on the variant itself."""
+    from tests.robustness import ODD_PLACE_COMMENTS, Evaluator
+
+    evaluator, proofs = Evaluator(examples=5), []
+    prove = evaluator._prove
+    monkeypatch.setattr(evaluator, "_prove", lambda *a: proofs.append(a[0].id) or prove(*a))
+    first = evaluator.evaluate(_variant("record_call:renamed-locals"))
+    second = evaluator.evaluate(_variant("record_call:comments-odd-places+renamed-locals"))
+    assert proofs == ["record_call:renamed-locals"]
+    assert first.kind == second.kind == EQUIVALENT
+    assert "the programs of record_call:renamed-locals, proven there" in second.detail
+    assert all(c in second.comments_before and c in second.comments_after for c in ODD_PLACE_COMMENTS)
+
+
+def test_an_output_that_differs_is_proven_anew(monkeypatch):
+    """Sharing never hides a difference: the same variant's output changed by a broken codemod is
+    other programs, proven again, and divergent."""
+    import codemods.extract_kv_dtype as api
+    from tests.robustness import Evaluator
+
+    evaluator = Evaluator(examples=5)
+    assert evaluator.evaluate(_variant("record_call:renamed-locals")).kind == EQUIVALENT
+    real = api.refactor
+
+    def broken(root, steps=range(1, 5), **kw):
+        plan = real(root, steps, **kw)
+        for path, text in plan.changes.items():
+            plan.changes[path] = text.replace('== "fp8_e5m2"', '== "fp8_e5m3"')
+        return plan
+
+    monkeypatch.setattr(api, "refactor", broken)
+    outcome = evaluator.evaluate(_variant("record_call:comments-odd-places+renamed-locals"))
+    assert outcome.kind == DIVERGENT and "fp8_e5m2" in outcome.detail and "proven there" not in outcome.detail
