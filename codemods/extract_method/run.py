@@ -38,6 +38,8 @@ class ExtractionRun:
     hole: Optional[tuple] = None  # step 2: where the method sat in the class body
     members: Optional[dict] = None  # class members holding call sites (`call_sites.holders`)
     wrapper_placed: str = ""  # step 3: where the wrapper went ("where the method was", ...)
+    positional_names: list[str] = field(default_factory=list)  # --positional: the parameters calls pass by position
+    positional_calls: int = 0  # --positional: the calls in the class step 3 changed so
 
     @property
     def original(self) -> str:

@@ -23,7 +23,6 @@ Where the wrapper goes:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Optional
 
@@ -38,7 +37,7 @@ from codemods.extract_method.call_sites import (
     require_sites,
     rewrite_sites,
 )
-from codemods.syntax.nodes import class_members, def_line, text_line, top_class
+from codemods.syntax.nodes import class_members, def_line, top_class
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_statement
 from codemods.extract_method.steps.make_static import Static, call_site_block, inferred_args, new_call
@@ -174,14 +173,20 @@ class LeaveWrapper(Step["ExtractionRun"]):
             run.changed[run.target] = target
             run.current[run.target] = target
             _, cls = top_class(run.module, recipe.class_name, run.source)
-            new = pass_positionally(cls, recipe.callee, names, run.ctx.style, run.source,
-                                    def_line(run.text, recipe.class_name, recipe.method_name)
-                                    or text_line(run.original, rf"^class\s+{re.escape(recipe.class_name)}\b"))
+            new, run.positional_calls = pass_positionally(cls, recipe.callee, names, run.ctx.style)
+            run.positional_names = names
             run.module = run.module.with_changes(body=[new if s is cls else s for s in run.module.body])
         return recipe.subject(3)
 
     def report(self, run: "ExtractionRun") -> list[str]:
         if run.recipe.no_wrapper:
-            return [f"step 3: no wrapper: {run.recipe.qualified} is gone, its call sites call {run.recipe.callee}"]
-        at = def_line(run.text, run.recipe.class_name, run.recipe.method_name)
-        return [f"step 3: wrapper {run.recipe.qualified} placed {run.wrapper_placed} (line {at})"]
+            lines = [f"step 3: no wrapper: {run.recipe.qualified} is gone, its call sites call {run.recipe.callee}"]
+        else:
+            at = def_line(run.text, run.recipe.class_name, run.recipe.method_name)
+            lines = [f"step 3: wrapper {run.recipe.qualified} placed {run.wrapper_placed} (line {at})"]
+        if run.recipe.positional and run.positional_names:
+            names, calls = ", ".join(run.positional_names), run.positional_calls
+            lines.append(f"step 3: {calls} call(s) in {run.recipe.class_name} pass {names} by position" if calls else
+                         f"step 3: no call in {run.recipe.class_name} to pass {names} by position: the parameters "
+                         f"are positional-or-keyword, and calls by keyword still bind them")
+        return lines
