@@ -161,6 +161,42 @@ def binding_line(text: str, name: str, nth: int = 0) -> Optional[int]:
                            rf"|(?:from\s+\S+\s+)?import\b[^\n]*\b{n}\b)", nth)
 
 
+class _OwnCode(cst.CSTVisitor):
+    """The `Return`/`Yield` nodes of one function's own code: nested functions, lambdas and
+    classes return (or yield) for themselves."""
+
+    def __init__(self):
+        self.returns: list[cst.Return] = []
+        self.yields: list[cst.CSTNode] = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Return(self, node) -> None:
+        self.returns.append(node)
+
+    def visit_Yield(self, node) -> None:
+        self.yields.append(node)
+
+
+def own_code(func: cst.FunctionDef) -> _OwnCode:
+    """What `func`'s own body returns and yields (`.returns`, `.yields`), not its nested functions'."""
+    found = _OwnCode()
+    func.body.visit(found)
+    return found
+
+
+def returns_a_value(func: cst.FunctionDef) -> bool:
+    """Some `return <value>` of `func`'s own (a nested function's does not count)."""
+    return any(r.value is not None for r in own_code(func).returns)
+
+
 class LineMap:
     """Line numbers of nodes inside one function, computed on that function alone (fast)."""
 

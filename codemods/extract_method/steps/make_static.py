@@ -49,7 +49,7 @@ from codemods.extract_method.analysis.rewrites import Param, Rewrites
 from codemods.extract_method.signature import call_arguments, kwarg, own_params
 from codemods.core.steps import Step
 from codemods.extract_method.analysis.annotations import Annotator
-from codemods.syntax.nodes import parse
+from codemods.syntax.nodes import own_code, parse, returns_a_value
 from codemods.extract_method.run import ExtractionRun
 
 
@@ -185,8 +185,7 @@ def _returns(func: cst.FunctionDef, recipe: Recipe, rewrites: Rewrites) -> Optio
         return cst.Annotation(cst.parse_expression(recipe.return_annotation))
     if rewrites.results:
         return None
-    if func.returns is not None or not recipe.infer or rewrites.returns_value or m.findall(
-            func.body, m.Yield()):
+    if func.returns is not None or not recipe.infer or rewrites.returns_value or own_code(func).yields:
         return func.returns
     return cst.Annotation(cst.Name("None"))
 
@@ -200,7 +199,7 @@ def _pass_self(func: cst.FunctionDef, recipe: Recipe, path: Path, line_of) -> Re
     for node in m.findall(func.body, m.Name("super")):
         raise Refusal("super() needs the class: the function would have none", path, line_of(node))
     out = Rewrites(params=[Param(recipe.pass_self, "self")])
-    out.returns_value = bool(m.findall(func.body, m.Return(value=m.DoesNotMatch(None))))
+    out.returns_value = returns_a_value(func)
     return out
 
 

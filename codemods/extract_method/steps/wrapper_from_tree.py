@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.extract_method.call_sites import Site
-from codemods.syntax.nodes import parse
+from codemods.syntax.nodes import own_code, parse, returns_a_value
 from codemods.core.errors import Refusal
 from codemods.extract_method.steps.make_static import Static
 from codemods.extract_method.recipe import Recipe
@@ -42,8 +42,7 @@ def static_from_tree(sites: list[Site], recipe: Recipe, target_text: str, path: 
     results, style = _results(sites, recipe, func), None
     if recipe.record and results and results[0] != "_":
         style = _record_style(sites[0], recipe)
-    returns_value = not results and any(
-        r.value is not None for r in m.findall(func.body, m.Return(), ) if not _nested(func, r))
+    returns_value = not results and returns_a_value(func)
     wrapper = cst.FunctionDef(name=cst.Name(recipe.method_name), params=_wrapper_params(own),
                               body=func.body, returns=None if results else func.returns)
     return Static(inferred, [p.name.value for p in own], results, {}, style, returns_value, wrapper)
@@ -68,7 +67,7 @@ def _results(sites: list[Site], recipe: Recipe, func: cst.FunctionDef) -> list[s
     locals_ = [t if not t.startswith("self.") else recipe.name_for(t[len("self."):]) for t in found]
     if recipe.record:
         locals_[0] = recipe.record.local
-    returns = [r for r in m.findall(func.body, m.Return()) if not _nested(func, r)]
+    returns = own_code(func).returns
     want = locals_[0] if len(locals_) == 1 else ", ".join(locals_)
     if returns and all(r.value is not None and _code(r.value) == want for r in returns):
         return list(found)
@@ -113,6 +112,3 @@ def _record_style(site: Site, recipe: Recipe):
             return "method" if f"{rec.method}(" in body else "attribute" if rec.attribute in body else None
     return None
 
-
-def _nested(func: cst.FunctionDef, node: cst.CSTNode) -> bool:
-    return any(node in m.findall(inner, m.Return()) for inner in m.findall(func.body, m.FunctionDef() | m.Lambda()))
