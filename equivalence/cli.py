@@ -126,7 +126,9 @@ def parse_args(argv):
                            help="check each commit of BASE..HEAD (first-parent chain) against its parent")
     codemod = parser.add_argument_group("with --steps --method: codemods.extract_method's options")
     codemod.add_argument("--to", metavar="TARGET.MODULE", help="the module the function moves to")
-    codemod.add_argument("--name", metavar="FUNCTION", help="the extracted function's name (default: the method's)")
+    codemod.add_argument("--name", metavar="FUNCTION",
+                         help="the extracted function's name (default: the method's); also with --method BEFORE "
+                              "AFTER, where AFTER's function has another name and no wrapper names it")
     codemod.add_argument("--rename", action="append", default=[], metavar="ATTR=PARAM",
                          help="pass self.ATTR as parameter PARAM (repeatable)")
     codemod.add_argument("--narrow", action="append", default=[], metavar="PARAM",

@@ -129,7 +129,8 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
     target = finder.single_target(calls, name)
     if method is None and target is None:
         raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} "
-                          f"and no call of an extracted {name}(...)")
+                          f"and no call of an extracted {name}(...)"
+                          + ("" if function_name else " (if the function has another name, pass --name FUNCTION)"))
     ext = Extraction(tree, source_rel, class_name, method_name, name, cls, method, kind,
                      wrapper=None, alias=None, target_module=None, target_rel=None, function=None,
                      call_sites=[], call=None, function_name_inferred=inferred)
@@ -159,6 +160,15 @@ def _one(nodes: list, path: str, what: str):
 
 
 _SIMPLE = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Pass, ast.Import, ast.ImportFrom)
+
+
+def _passed_through(arg: ast.expr, own: set[str]) -> bool:
+    """`arg` is what a wrapper hands on: one of the method's own parameters or a `self.` chain."""
+    if isinstance(arg, ast.Starred):
+        return False
+    while isinstance(arg, ast.Attribute):
+        arg = arg.value
+    return isinstance(arg, ast.Name) and arg.id in own
 
 
 def _straight_line(fn: ast.FunctionDef) -> bool:
@@ -343,32 +353,40 @@ class _CallFinder:
 
     def infer_function(self, method: ast.FunctionDef) -> tuple[str, list[_Found]]:
         """No function name given and none called by the method's name: the method's only call of a
-        keyword-only module-level function of another module, passed keywords only, when the method
+        module-level function of another module that passes what a wrapper passes, when the method
         runs straight through as a wrapper does (a branch or an early `return` is logic of its own:
-        0.5.23's `init_token_oracle` returns early, then calls `install_token_oracle_from_env(...)`)."""
+        0.5.23's `init_token_oracle` returns early, then calls `install_token_oracle_from_env(...)`).
+        What a wrapper passes: keywords only, to a keyword-only function (the codemod's shape); or,
+        to a function without positional-only parameters, each argument the method's own parameter
+        (`self` among them) or a `self.` attribute chain (`--positional`, or upstream's hand:
+        `handle_dcp_validation(self)`)."""
         if not _straight_line(method):
             return method.name, []
         imports = self._imports(method)
+        own = {a.arg for a in [*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs]}
         found = []
         for node in ast.walk(method):
-            if not isinstance(node, ast.Call) or node.args or not node.keywords:
+            if not isinstance(node, ast.Call) or not (node.args or node.keywords):
                 continue
             target = self._resolve(node.func, imports)
             name = _callee_name(node, imports)
-            if isinstance(target, tuple) and target[0] != module_name(self.rel) and name:
-                fn = self._keyword_only_def(target[0], name)
-                if fn is not None:
-                    found.append((name, _Found(node, method.name, target, f"{self.tree.path(self.rel)}:{node.lineno}")))
+            if not (isinstance(target, tuple) and target[0] != module_name(self.rel) and name):
+                continue
+            fn = self._module_def(target[0], name)
+            if fn is None or fn.args.posonlyargs:
+                continue
+            keyword_only = not node.args and not fn.args.args and fn.args.kwonlyargs
+            if keyword_only or all(_passed_through(a, own) for a in [*node.args, *(k.value for k in node.keywords)]) \
+                    and all(k.arg is not None for k in node.keywords):
+                found.append((name, _Found(node, method.name, target, f"{self.tree.path(self.rel)}:{node.lineno}")))
         if len(found) != 1:
             return method.name, []
         return found[0][0], [found[0][1]]
 
-    def _keyword_only_def(self, dotted: str, name: str) -> ast.FunctionDef | None:
+    def _module_def(self, dotted: str, name: str) -> ast.FunctionDef | None:
         rel = self.tree.module_file(dotted)
         module = _parse(self.tree, rel)
-        fn = next((s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
-        args = fn.args if fn else None
-        return fn if args and not args.posonlyargs and not args.args and args.kwonlyargs else None
+        return next((s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
 
     def single_target(self, calls: list[_Found], name: str) -> tuple[str, str] | None:
         targets = {c.target[0]: c for c in calls}

@@ -132,9 +132,33 @@ def test_function_name_inferred_from_the_only_keyword_only_call(tmp_path):
     assert (ext.shape, ext.function_name, ext.function_name_inferred) == ("wrapper", "other", True)
 
 
-def test_no_inference_when_the_callee_takes_positional_parameters(tmp_path):
+@pytest.mark.parametrize("call", ["helpers.other(a=self.a)", "helpers.other(self.a)", "helpers.other(self)"])
+def test_function_name_inferred_from_a_call_passing_what_a_wrapper_passes(tmp_path, call):
+    """A positional-or-keyword function (`--positional`, or upstream's own hand) handed the
+    method's parameters or `self.` chains: that call is the wrapper's."""
     root = _wrapper_tree(tmp_path, "from pkg.tools import helpers", "helpers.other",
                          {"pkg/tools/helpers.py": "def other(a):\n    return a\n"})
+    runner = root / "pkg/sub/runner.py"
+    runner.write_text(runner.read_text().replace("helpers.other(a=self.a)", call))
+    ext = locate(root, "pkg/sub/runner.py", "Runner", "work")
+    assert (ext.shape, ext.function_name, ext.function_name_inferred) == ("wrapper", "other", True)
+
+
+@pytest.mark.parametrize("call", ["helpers.other(a=self.a + 1)", "helpers.other(self.a, *self.rest)",
+                                  "helpers.other(len(self.a))"])
+def test_no_inference_when_a_positional_callee_is_handed_computed_values(tmp_path, call):
+    root = _wrapper_tree(tmp_path, "from pkg.tools import helpers", "helpers.other",
+                         {"pkg/tools/helpers.py": "def other(a, *rest):\n    return a\n"})
+    runner = root / "pkg/sub/runner.py"
+    runner.write_text(runner.read_text().replace("helpers.other(a=self.a)", call))
+    assert locate(root, "pkg/sub/runner.py", "Runner", "work").shape == "method"
+
+
+def test_no_inference_of_a_function_with_positional_only_parameters(tmp_path):
+    root = _wrapper_tree(tmp_path, "from pkg.tools import helpers", "helpers.other",
+                         {"pkg/tools/helpers.py": "def other(a, /):\n    return a\n"})
+    runner = root / "pkg/sub/runner.py"
+    runner.write_text(runner.read_text().replace("helpers.other(a=self.a)", "helpers.other(self.a)"))
     assert locate(root, "pkg/sub/runner.py", "Runner", "work").shape == "method"
 
 
@@ -213,7 +237,8 @@ def test_error_class_missing(tmp_path):
 def test_error_method_missing_and_no_function(tmp_path):
     root = step_tree(tmp_path, 0)
     msg = _error(root, RUNNER, "Runner", "absent")
-    assert msg == f"{root / RUNNER}:9: Runner has no method absent and no call of an extracted absent(...)"
+    assert msg == (f"{root / RUNNER}:9: Runner has no method absent and no call of an extracted absent(...) "
+                   f"(if the function has another name, pass --name FUNCTION)")
 
 
 @pytest.mark.parametrize("edit, where", [

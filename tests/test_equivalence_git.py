@@ -195,12 +195,14 @@ def broken(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("args, revision, missing", [
     (["--git", "HEAD~3..HEAD~2"], "HEAD~3",
      "' (the range's base): python/sglang/srt/model_executor/model_runner.py:{line}: ModelRunner has no method "
-     "configure_kv_cache_dtype and no call of an extracted configure_kv_cache_dtype(...)"),
+     "configure_kv_cache_dtype and no call of an extracted configure_kv_cache_dtype(...) (if the function has "
+     "another name, pass --name FUNCTION)"),
     (["--commits", "HEAD~2..HEAD~1"], "HEAD~1",
      "': python/sglang/srt/model_executor/model_runner.py: no class ModelRunner at module level"),
     (["--commits", "HEAD~3..HEAD~1"], "HEAD~3",
      "' (the range's base): python/sglang/srt/model_executor/model_runner.py:{line}: ModelRunner has no method "
-     "configure_kv_cache_dtype and no call of an extracted configure_kv_cache_dtype(...)"),
+     "configure_kv_cache_dtype and no call of an extracted configure_kv_cache_dtype(...) (if the function has "
+     "another name, pass --name FUNCTION)"),
     (["--git", "HEAD~2..HEAD"], "HEAD",
      "': python/sglang/srt/model_executor/model_runner.py does not exist"),
 ], ids=["base-without-method", "class-renamed", "first-bad-revision-named", "runner-removed"])
@@ -301,4 +303,5 @@ def test_method_git_base_to_head_and_a_missing_method(method_series, tmp_path, t
     (line,) = capsys.readouterr().err.splitlines()[-1:]
     assert line.startswith(f"equivalence: revision {base} 'original' (the range's base): "
                            "python/sglang/srt/model_executor/model_runner.py:")
-    assert line.endswith("ModelRunner has no method no_such_method and no call of an extracted no_such_method(...)")
+    assert line.endswith("ModelRunner has no method no_such_method and no call of an extracted no_such_method(...) "
+                         "(if the function has another name, pass --name FUNCTION)")
