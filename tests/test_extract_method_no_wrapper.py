@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from codemods.core.errors import Refusal
 from codemods.extract_method import AlreadyApplied, BadInput, refactor, write_plan
 from tests.method_expected import TREES, spec
 
@@ -94,3 +95,20 @@ def test_positional_reports_the_calls_it_changed(tmp_path):
     plan = refactor(_tree(tmp_path), replace(spec("method_pass_self"), no_wrapper=True, positional=True))
     assert any("1 call(s) in ModelRunner pass model_runner by position" in m
                for m in plan.messages), plan.messages
+
+
+def test_no_wrapper_on_a_tree_with_the_wrapper_is_refused_not_already_applied(tmp_path):
+    """The extraction with a wrapper is there (our step 3, or upstream's hand: 0.5.18
+    `ServerArgs._handle_pd_disaggregation`): --no-wrapper is not applied, and no step goes on from
+    a wrapper, so the run refuses at the wrapper, names what to do, and writes nothing."""
+    root = _tree(tmp_path)
+    write_plan(refactor(root, spec("method_pass_self")))
+    text = (root / RUNNER).read_text()
+    with pytest.raises(Refusal) as refused:
+        refactor(root, replace(spec("method_pass_self"), no_wrapper=True))
+    assert "ModelRunner.make_backend is already a wrapper of" in refused.value.why
+    assert "run without --no-wrapper" in refused.value.why
+    assert refused.value.line == next(i for i, l in enumerate(text.splitlines(), 1) if "def make_backend" in l)
+    assert (root / RUNNER).read_text() == text
+    with pytest.raises(AlreadyApplied):
+        refactor(root, spec("method_pass_self"))

@@ -64,6 +64,12 @@ def detect(root: Path, module: cst.Module, text: str, path: Path, target_text: O
         return Status(4 if defines else NOT_FOUND, line)
     if shape == "static":
         return Status(1, line)
+    if shape == "wrapper" and ours and recipe.no_wrapper and (ext.alias == recipe.target_alias or defines):
+        raise Refusal(f"{recipe.qualified} is already a wrapper of {recipe.target_module}.{recipe.function}: the "
+                      f"extraction with a wrapper is done, and --no-wrapper cannot go on from it (no step turns "
+                      f"the calls of a wrapper into calls of the function); call {recipe.function} where "
+                      f"{recipe.method_name} is called and drop the wrapper by hand, or run without --no-wrapper",
+                      path, line)
     if shape == "wrapper" and ours and ext.alias == recipe.target_alias:
         return Status(3 if target_text and _step_4_pending(module, target_text, recipe) else 4, line)
     if shape == "wrapper" and ours and defines:  # upstream style: the function imported by name
