@@ -362,7 +362,9 @@ def key_pool(code: list[tuple[str, ast.AST]], trees: dict[str, ast.Module]) -> t
 
 
 def number_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
-    """The ints the code compares with or computes with."""
+    """The ints the code compares with or computes with, and the bounds of its `range(...)`s (the
+    values a range holds are compared later: `[bs for bs in range(272, 512, 16) if bs <= max_bs]`
+    tells `max_bs` apart only near 272 and 512)."""
     found = []
     for node in nodes:
         for n in ast.walk(node):
@@ -370,6 +372,8 @@ def number_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
                 sides = [n.left, *n.comparators]
             elif isinstance(n, ast.BinOp):
                 sides = [n.left, n.right]
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range" and not n.keywords:
+                sides = n.args[:2]
             else:
                 continue
             found += [v for v in map(constant_int, sides) if v is not None]
