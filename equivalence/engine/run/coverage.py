@@ -337,6 +337,14 @@ class _Points:
         self.items.append((Branch(line, label, unit=self.unit, unreachable=unreachable), predicate, gate))
 
 
+def _nested_codes(code: types.CodeType):
+    """The code objects nested in `code` (functions, lambdas, comprehensions), at any depth."""
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield const
+            yield from _nested_codes(const)
+
+
 def _gate(node: ast.AST) -> why.Gate:
     """The test (or loop header) a branch outcome comes out of."""
     return why.Gate(_span(node), ast.unparse(node))
@@ -373,16 +381,21 @@ class BranchTracer:
         self.roles = roles or {}
         self.points = {code: _Points(node, code, self.roles.get(code, ""), (constants or {}).get(code))
                        for code, node in units.items()}
-        self.positions = {code: list(code.co_positions()) for code in units}
-        self.borrowed = {code: _borrowed(code) for code in units}
-        self.returns = {code: {i.offset for i in dis.get_instructions(code) if i.opname in _RETURNS} for code in units}
+        # the code of the functions, lambdas and comprehensions nested in a unit runs in frames of
+        # its own: traced as its unit's, whose branch points (positions in the file) cover it too
+        self.unit_of = {inner: code for code in units for inner in _nested_codes(code)}
+        self.unit_of.update({code: code for code in units})
+        self.positions = {code: list(code.co_positions()) for code in self.unit_of}
+        self.borrowed = {code: _borrowed(code) for code in self.unit_of}
+        self.returns = {code: {i.offset for i in dis.get_instructions(code) if i.opname in _RETURNS}
+                        for code in self.unit_of}
         self.calls: list[list] = []  # [code, offsets, raised, how it stopped (why.Stop) or None]
         self.ends = {code: why.Ends() for code in units}
         self.entered: set[types.CodeType] = set()
         self.lines: dict[types.CodeType, set[int]] = {code: set() for code in units}
 
     def _trace(self, frame, event, arg):
-        if event != "call" or frame.f_code not in self.codes:
+        if event != "call" or frame.f_code not in self.unit_of:
             return None
         offsets: set = set()
         raised: set = set()
@@ -419,16 +432,18 @@ class BranchTracer:
 
     def feed(self) -> None:
         for code, offsets, raised, stopped in self.calls:
-            self.entered.add(code)
-            ends = self.ends[code]
-            ends.calls += 1
-            if stopped is not None:
-                ends.stops[stopped] += 1
+            unit = self.unit_of[code]
+            if code is unit:  # a nested function's call is not one of the unit's (the reasons count those)
+                self.entered.add(code)
+                ends = self.ends[code]
+                ends.calls += 1
+                if stopped is not None:
+                    ends.stops[stopped] += 1
             positions, borrowed = self.positions[code], self.borrowed[code]
-            self.lines[code] |= {positions[o // 2][0] for o in offsets if o not in borrowed}
+            self.lines[unit] |= {positions[o // 2][0] for o in offsets if o not in borrowed}
             ran = Ran({positions[o // 2] for o in offsets if o not in borrowed}, {positions[o // 2] for o in raised},
                       offsets)
-            for branch, predicate, gate in self.points[code].items:
+            for branch, predicate, gate in self.points[unit].items:
                 if branch.hit:
                     continue
                 if predicate(ran):
