@@ -13,6 +13,7 @@ code used (`tidy`), unless another file reads them through it.
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -26,6 +27,7 @@ from codemods.extract_component.run import ComponentRun
 from codemods.extract_component.target import add_class, check_cycles
 from codemods.syntax.nodes import LineMap, def_line, dotted, parse, top_class
 from codemods.syntax.tidy import tidy_source
+from pysource import parsing
 
 
 class Remap(cst.CSTTransformer):
@@ -143,7 +145,8 @@ class Move(Step[ComponentRun]):
                                              f"{design.component} neither holds nor is given: the design does not "
                                              f"cover it"))
                 continue
-            moved.append(remapped.with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
+            moved.append(_self_typed(remapped, design.component, _postponed(run.text_of(run.target)))
+                         .with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
             if s.name.value not in design.helpers:
                 body.append(delegation(s, design.attr))
         if problems:
@@ -168,6 +171,31 @@ class Move(Step[ComponentRun]):
             run.notes.append(f"  step 2 drops from {run.source.name} what only the moved code used: "
                              f"{', '.join(dropped)}")
         return f"Move {design.owner}'s {_listed(design)} into {design.component}"
+
+
+def _self_typed(fn: cst.FunctionDef, component: str, postponed: bool) -> cst.FunctionDef:
+    """`fn` with `self: OWNER` (the mixins' style) annotated as the component it now belongs to,
+    quoted where the target module evaluates annotations (the class is not bound yet as its
+    body runs); an unannotated `self` stays so."""
+    params = fn.params.params
+    if not params or params[0].annotation is None:
+        return fn
+    name = cst.Name(component) if postponed else cst.SimpleString(f'"{component}"')
+    first = params[0].with_changes(annotation=params[0].annotation.with_changes(annotation=name))
+    return fn.with_changes(params=fn.params.with_changes(params=[first, *params[1:]]))
+
+
+def _postponed(target_text: Optional[str]) -> bool:
+    """The target module postpones its annotations: new (step 1 writes the `__future__` import
+    then) or holding `from __future__ import annotations`."""
+    if target_text is None:
+        return True
+    try:
+        tree = parsing.parse(target_text)
+    except SyntaxError:
+        return False
+    return any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
+               for s in tree.body)
 
 
 def _listed(design: Design) -> str:
