@@ -289,3 +289,14 @@ def test_with_keep_wrappers_the_refusal_says_the_delegations_stay(tmp_path):
     assert "StubRunner overrides ModelRunner.send_weights" in str(caught.value)
     assert "keeps the delegations (--keep-wrappers)" in str(caught.value)
     assert "drops the delegations" not in str(caught.value)
+
+
+def test_a_clash_in_the_target_is_listed_with_the_other_refusals(tmp_path):
+    """Every refusal at once: the target's clash (step 1's) does not wait for the others to be fixed."""
+    files = {f"{COMPONENTS}/__init__.py": "", f"{COMPONENTS}/weight_exporter.py": "class WeightExporter:\n    pass\n",
+             "sglang/srt/utils_send.py": "def resend(worker, req):\n    return worker.send_weights(req.ports, req.group_name)\n"}
+    root = copy_tree(tmp_path / "t", {}, files)
+    with pytest.raises(Refusal) as caught:
+        refactor(root, spec())
+    assert "already binds WeightExporter" in str(caught.value)
+    assert "uses worker.send_weights: the code does not say what worker is" in str(caught.value)

@@ -29,7 +29,7 @@ from codemods.extract_component.spec import ComponentSpec, source_file
 from codemods.extract_component.steps.callers import RewriteCallers
 from codemods.extract_component.steps.introduce import Introduce
 from codemods.extract_component.steps.move import Move
-from codemods.syntax.nodes import parse
+from codemods.syntax.nodes import binding_line, parse
 from pysource import parsing
 from pysource.classes import classes
 from pysource.modules import module_files
@@ -196,6 +196,11 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
     state.uses = method_uses(program, f"{source_module}.{spec.class_name}", list(spec.methods),
                              skip_classes={f"{spec.target_module}.{spec.component}"})
     problems += state.uses.conflicts
+    if done == 0 and plan.originals[target] is not None:  # step 1's own refusal, listed with the others
+        bound = binding_line(plan.originals[target], spec.component)
+        if bound:
+            problems.append(Location(target, bound, f"{spec.target_module} already binds {spec.component}: choose "
+                                                    f"another component name (or module)"))
     problems += [Location(p.path, p.node.lineno, f"patches {p.node.value!r}, a subclass's {p.method}: after the move "
                                                  f"that would patch {spec.component}.{p.method} for every owner")
                  for p in state.uses.patches if p.owner != f"{source_module}.{spec.class_name}"]
