@@ -56,9 +56,12 @@ def _summary(tmp_path, body: str) -> list[tuple[str, str]]:
     ("if self.a and self.b or self.c:\n    raise ValueError(self.a)\n",
      [("drop", "pass"), ("branch-swap", "if not (self.a and self.b or self.c):"),
       ("bool-swap", "if self.a and self.b and self.c:"), ("bool-swap#2", "if self.a or self.b or self.c:")]),
-    ("self.x = max(self.a, self.b)\n",
-     [("drop", "pass"), ("arg-order", "self.x = max(self.b, self.a)"), ("write", "self.x_mutant = max(self.a, self.b)")]),
-    ("self.x = max(self.a, self.a)\n", [("drop", "pass"), ("write", "self.x_mutant = max(self.a, self.a)")]),
+    ("self.x = round(self.a, self.b)\n",
+     [("drop", "pass"), ("arg-order", "self.x = round(self.b, self.a)"), ("write", "self.x_mutant = round(self.a, self.b)")]),
+    ("self.x = round(self.a, self.a)\n", [("drop", "pass"), ("write", "self.x_mutant = round(self.a, self.a)")]),
+    ("self.x = max(self.a, min(self.b, 4))\n",
+     [("const", "self.x = max(self.a, min(self.b, 5))"), ("drop", "pass"),
+      ("write", "self.x_mutant = max(self.a, min(self.b, 4))")]),
     ('logger.info(f"got {self.a}")\n', [("drop", "pass")]),
     ('"""Docstring."""\nassert self.ok is True, "msg"\n',
      [("cmp-flip", 'assert self.ok is not True, "msg"'), ("const", 'assert self.ok is True, "msg_mutant"'),
@@ -68,7 +71,7 @@ def _summary(tmp_path, body: str) -> list[tuple[str, str]]:
                                          ("const", "x = self.a == 2  # == is fine"), ("drop", "pass  # == is fine")]),
     ("x = (self.a  # a == b\n     == 1)\n", [("const", "== 2)"), ("drop", "pass")]),
 ], ids=["if-compare-write", "is-none-no-const", "not-in", "ifexp-none", "boolop", "positional-args",
-        "identical-args-not-swapped", "fstring-untouched", "docstring-untouched-assert", "float",
+        "identical-args-not-swapped", "min-max-commute-not-swapped", "fstring-untouched", "docstring-untouched-assert", "float",
         "comment-after", "comment-in-gap-skipped"])
 def test_kinds(tmp_path, body, expected):
     got = _summary(tmp_path, body)

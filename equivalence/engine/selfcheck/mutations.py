@@ -200,9 +200,16 @@ def _line_span(unit, block: list[ast.stmt]) -> tuple[int, int]:
     return unit.starts[block[0].lineno - 1], unit.starts[block[-1].end_lineno]
 
 
+# builtins whose two arguments commute: swapping them is an equivalent mutant, which no input can
+# kill (their order shows only between equal values of different types, `min(1, 1.0)`)
+COMMUTING = ("min", "max")
+
+
 def _swap_positional(unit, node: ast.Call):
     args = node.args
     if len(args) < 2 or any(isinstance(a, ast.Starred) for a in args[:2]):
+        return
+    if isinstance(node.func, ast.Name) and node.func.id in COMMUTING and len(args) == 2 and not node.keywords:
         return
     first, second = unit.source(args[0]), unit.source(args[1])
     if first != second:
