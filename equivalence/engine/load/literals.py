@@ -108,15 +108,43 @@ def key_literals(functions: list[ast.AST], module: ast.Module | None, walk=ast.w
 
 
 def fixed_names(module: ast.Module, unit: ast.AST) -> dict[str, object]:
-    """The module's names bound once to a scalar literal (`DEBUG = False`) that `unit` does not
-    bind itself: constants of the source, which no input changes."""
-    local = {n.id for n in ast.walk(unit) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= {a.arg for a in ast.walk(unit) if isinstance(a, ast.arg)}
+    """The names whose value the source fixes for `unit`: the module's names bound once to a
+    scalar literal (`DEBUG = False`) that `unit` does not bind itself, and the unit's own locals
+    bound once, by `name = EXPR`, to an expression of literals and such names
+    (`baseline = 24 * (1024**2)`: a test on it always goes one way)."""
+    from equivalence.engine.run.coverage import constant_value, is_known
+
+    stores: dict[str, list[ast.AST]] = {}
+    for n in ast.walk(unit):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            stores.setdefault(n.id, []).append(n)
+        elif isinstance(n, ast.arg):
+            stores.setdefault(n.arg, []).extend([n, n])
+        elif isinstance(n, ast.alias):
+            stores.setdefault((n.asname or n.name).split(".")[0], []).extend([n, n])
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            for name in n.names:
+                stores.setdefault(name, []).extend([n, n])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            stores.setdefault(n.name, []).extend([n, n])
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            stores.setdefault(n.name, []).extend([n, n])
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            stores.setdefault(n.rest, []).extend([n, n])
     out = {}
     for name, node in literal_globals(module).items():
-        if name in local:
+        if name in stores:
             continue
         v = ast.literal_eval(node)
         if isinstance(v, (bool, int, float, str, type(None))):
             out[name] = v
-    return out
+    once = {id(found[0]): name for name, found in stores.items() if len(found) == 1}
+    assigned = [(once[id(a.targets[0])], a.value) for a in ast.walk(unit) if isinstance(a, ast.Assign)
+                and len(a.targets) == 1 and id(a.targets[0]) in once]
+    while True:  # a local fixed by others: `score = layers * size**2`
+        new = [(name, value) for name, value in assigned if name not in out
+               and is_known(v := constant_value(value, out)) and isinstance(v, (bool, int, float, str, type(None)))]
+        if not new:
+            return out
+        for name, value in new:
+            out[name] = constant_value(value, out)

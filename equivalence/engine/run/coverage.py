@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import operator
 import random
 import sys
 import types
@@ -135,7 +136,38 @@ def constant_value(test: ast.AST, constants: dict[str, object]):
         return out
     if isinstance(test, (ast.Tuple, ast.List)) and not test.elts:
         return ()
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, (ast.USub, ast.UAdd)):
+        v = constant_value(test.operand, constants)
+        return v if not _number(v) else (-v if isinstance(test.op, ast.USub) else v)
+    if isinstance(test, ast.BinOp) and type(test.op) in _ARITHMETIC:
+        left, right = constant_value(test.left, constants), constant_value(test.right, constants)
+        if not (_number(left) and _number(right)) or isinstance(test.op, ast.Pow) and not -64 <= right <= 64:
+            return _UNKNOWN
+        try:
+            return _ARITHMETIC[type(test.op)](left, right)
+        except (ArithmeticError, ValueError):
+            return _UNKNOWN
+    if isinstance(test, ast.Compare) and all(type(op) in _ORDER for op in test.ops):
+        values = [constant_value(v, constants) for v in [test.left, *test.comparators]]
+        if not all(_number(v) for v in values):
+            return _UNKNOWN
+        return all(_ORDER[type(op)](a, b) for op, a, b in zip(test.ops, values, values[1:]))
     return _UNKNOWN
+
+
+def is_known(value) -> bool:
+    """`constant_value` found a value."""
+    return value is not _UNKNOWN
+
+
+def _number(v) -> bool:
+    return type(v) in (int, float)
+
+
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_ORDER = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
+          ast.NotEq: operator.ne}
 
 
 def _literal_set(node: ast.AST) -> frozenset | None:
