@@ -102,7 +102,9 @@ class ComponentPair:
                 not m.startswith("_") or m in reached)] or [m for m in latest.component_methods if m in first]
         if not self.methods:
             raise LoadError(f"{latest.where(latest.component_rel, latest.component)}: {latest.component.name} holds no "
-                            f"method the owner of {before.label} defines: nothing to compare")
+                            f"method the owner of {before.label} defines: nothing to compare (only the owner's own "
+                            f"methods count, not those it inherits from a base or mixin: compare against a tree where "
+                            f"the owner defines them)")
         moved = set(self.methods) | {m for s in components for m in s.component_methods}
         self.state = sorted({f for s in components for f in s.state})
         self.rebound = sorted({w for s in shapes for w in written_chains(s, moved)
