@@ -32,3 +32,17 @@ def test_a_method_without_parameters_becomes_a_function_without_parameters(tmp_p
     wrapper = next(s for s in owner.body if isinstance(s, ast.FunctionDef) and s.name == fn.name)
     assert ast.unparse(wrapper.body[-1]) == "batch_invariant.maybe_enable_batch_invariant_mode()"
     assert "self.maybe_enable_batch_invariant_mode()" in ast.unparse(owner.body[1])  # the call in __init__ stays
+
+
+def test_pass_self_on_a_method_that_never_uses_self_says_so(tmp_path):
+    """`--pass-self` is what the user asked for, so the function takes the instance; the shape
+    line says the method never used it (0.5.18 `_generate_prefill_cuda_graph_batch_sizes`, which
+    upstream made `(max_bs)`)."""
+    root = tmp_path / "t"
+    runner = pass_self_tree_with(root, METHOD)
+    runner.write_text(runner.read_text().replace("\n\nclass ModelRunner:", "\nDETERMINISTIC = False\n\n\nclass ModelRunner:", 1))
+    wanted = MethodSpec("ModelRunner", "maybe_enable_batch_invariant_mode", "sglang.srt.batch_invariant",
+                        pass_self="model_runner")
+    plan = refactor(root, wanted)
+    assert any("the method never uses self: without --pass-self the function does not take it" in line
+               for line in plan.messages), plan.messages

@@ -31,6 +31,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+import libcst.matchers as m
+
 from codemods.core.context import Context, located
 from codemods.core.errors import AlreadyApplied, BadInput, CodemodError, NoSuchMethod, Refusal
 from codemods.core.plan import Plan, StepResult
@@ -49,6 +51,9 @@ def describe(static: Optional[Static]) -> str:
     if static is None:
         return "unknown"
     params = ", ".join(f"{p.name}={p.argument}" for p in static.params) or "none"
+    me = static.original.params.params[0].name.value if static.original.params.params else None
+    if me and any(p.argument == me for p in static.params) and not m.findall(static.original.body, m.Name(me)):
+        params += f" (the method never uses {me}: without --pass-self the function does not take it)"
     own = f"; own parameters: {', '.join(static.own)}" if static.own else ""
     if static.results:
         out = f"results: {', '.join(static.attributes[r] for r in static.results)}"
