@@ -138,10 +138,9 @@ def test_comments_are_read_by_tokens_not_text():
     assert comments_of('x = "# not a comment"  # real\n# also real\n') == ["# real", "# also real"]
 
 
-def test_a_divergent_codemod_is_caught(tmp_path, monkeypatch):
-    """The evaluation is not a rubber stamp: a codemod that changes behaviour is divergent."""
+def _break_the_codemod(monkeypatch) -> None:
+    """The kv codemod, made to test `fp8_e5m3` where the method tests `fp8_e5m2`."""
     import codemods.extract_kv_dtype as api
-    from tests.robustness import Evaluator
 
     real = api.refactor
 
@@ -152,6 +151,13 @@ def test_a_divergent_codemod_is_caught(tmp_path, monkeypatch):
         return plan
 
     monkeypatch.setattr(api, "refactor", broken)
+
+
+def test_a_divergent_codemod_is_caught(tmp_path, monkeypatch):
+    """The evaluation is not a rubber stamp: a codemod that changes behaviour is divergent."""
+    from tests.robustness import Evaluator
+
+    _break_the_codemod(monkeypatch)
     outcome = Evaluator(examples=5).evaluate(_variant("record_call:renamed-locals"))
     assert outcome.kind == DIVERGENT and "fp8_e5m2" in outcome.detail
 
@@ -221,19 +227,10 @@ def test_a_variant_with_the_programs_of_another_takes_its_proof(monkeypatch):
 def test_an_output_that_differs_is_proven_anew(monkeypatch):
     """Sharing never hides a difference: the same variant's output changed by a broken codemod is
     other programs, proven again, and divergent."""
-    import codemods.extract_kv_dtype as api
     from tests.robustness import Evaluator
 
     evaluator = Evaluator(examples=5)
     assert evaluator.evaluate(_variant("record_call:renamed-locals")).kind == EQUIVALENT
-    real = api.refactor
-
-    def broken(root, steps=range(1, 5), **kw):
-        plan = real(root, steps, **kw)
-        for path, text in plan.changes.items():
-            plan.changes[path] = text.replace('== "fp8_e5m2"', '== "fp8_e5m3"')
-        return plan
-
-    monkeypatch.setattr(api, "refactor", broken)
+    _break_the_codemod(monkeypatch)
     outcome = evaluator.evaluate(_variant("record_call:comments-odd-places+renamed-locals"))
     assert outcome.kind == DIVERGENT and "fp8_e5m2" in outcome.detail and "proven there" not in outcome.detail
