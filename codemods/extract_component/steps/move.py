@@ -13,7 +13,6 @@ code used (`tidy`), unless another file reads them through it.
 
 from __future__ import annotations
 
-import ast
 from typing import Optional
 
 import libcst as cst
@@ -26,8 +25,8 @@ from codemods.extract_component.design import Design
 from codemods.extract_component.run import ComponentRun
 from codemods.extract_component.target import add_class, check_cycles
 from codemods.syntax.nodes import LineMap, def_line, dotted, parse, top_class
+from codemods.syntax.annotations import is_lazy
 from codemods.syntax.tidy import tidy_source
-from pysource import parsing
 
 
 class Remap(cst.CSTTransformer):
@@ -127,6 +126,8 @@ class Move(Step[ComponentRun]):
         moved: list[cst.FunctionDef] = []
         problems: list[Location] = []
         body = []
+        target_text = run.text_of(run.target)  # a new module gets `from __future__ import annotations` in step 1
+        postponed = target_text is None or is_lazy(parse(run.target, target_text))
         for s in cls.body.body:
             if not (isinstance(s, cst.FunctionDef) and s.name.value in design.methods):
                 body.append(s)
@@ -145,7 +146,7 @@ class Move(Step[ComponentRun]):
                                              f"{design.component} neither holds nor is given: the design does not "
                                              f"cover it"))
                 continue
-            moved.append(_self_typed(remapped, design.component, _postponed(run.text_of(run.target)))
+            moved.append(_self_typed(remapped, design.component, postponed)
                          .with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
             if s.name.value not in design.helpers:
                 body.append(delegation(s, design.attr))
@@ -155,7 +156,7 @@ class Move(Step[ComponentRun]):
         run.module = run.module.with_changes(body=[new_cls if s is cls else s for s in run.module.body])
         component = cst.parse_statement(build.class_code(design))  # add_class lays the whole class out
         component = component.with_changes(body=component.body.with_changes(body=[*component.body.body, *moved]))
-        old = run.text_of(run.target)
+        old = target_text
         run.current[run.source] = run.render(run.module)  # the owner as the target's imports see it
         text = cst.Module(body=[component]).code
         new_target = add_class(run, old, text, design, run.module)
@@ -183,19 +184,6 @@ def _self_typed(fn: cst.FunctionDef, component: str, postponed: bool) -> cst.Fun
     name = cst.Name(component) if postponed else cst.SimpleString(f'"{component}"')
     first = params[0].with_changes(annotation=params[0].annotation.with_changes(annotation=name))
     return fn.with_changes(params=fn.params.with_changes(params=[first, *params[1:]]))
-
-
-def _postponed(target_text: Optional[str]) -> bool:
-    """The target module postpones its annotations: new (step 1 writes the `__future__` import
-    then) or holding `from __future__ import annotations`."""
-    if target_text is None:
-        return True
-    try:
-        tree = parsing.parse(target_text)
-    except SyntaxError:
-        return False
-    return any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
-               for s in tree.body)
 
 
 def _listed(design: Design) -> str:

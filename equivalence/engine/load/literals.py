@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import operator
 
 from pysource.bindings import binding_index
 
@@ -112,8 +113,6 @@ def fixed_names(module: ast.Module, unit: ast.AST) -> dict[str, object]:
     scalar literal (`DEBUG = False`) that `unit` does not bind itself, and the unit's own locals
     bound once, by `name = EXPR`, to an expression of literals and such names
     (`baseline = 24 * (1024**2)`: a test on it always goes one way)."""
-    from equivalence.engine.run.coverage import constant_value, is_known
-
     stores: dict[str, list[ast.AST]] = {}
     for n in ast.walk(unit):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
@@ -148,3 +147,63 @@ def fixed_names(module: ast.Module, unit: ast.AST) -> dict[str, object]:
             return out
         for name, value in new:
             out[name] = constant_value(value, out)
+
+
+_UNKNOWN = object()
+
+
+def constant_value(test: ast.AST, constants: dict[str, object]):
+    """The value of a test that depends only on literals and on `constants` (names fixed by the
+    source: module-level names bound once to a literal, `TYPE_CHECKING`), else _UNKNOWN."""
+    if isinstance(test, ast.Constant):
+        return test.value
+    if isinstance(test, ast.Name):
+        return constants.get(test.id, _UNKNOWN)
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "typing" \
+            and test.attr == "TYPE_CHECKING":
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        v = constant_value(test.operand, constants)
+        return _UNKNOWN if v is _UNKNOWN else not v
+    if isinstance(test, ast.BoolOp):
+        values = [constant_value(v, constants) for v in test.values]
+        if any(v is _UNKNOWN for v in values):
+            return _UNKNOWN
+        out = values[0]
+        for v in values[1:]:
+            out = (out and v) if isinstance(test.op, ast.And) else (out or v)
+        return out
+    if isinstance(test, (ast.Tuple, ast.List)) and not test.elts:
+        return ()
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, (ast.USub, ast.UAdd)):
+        v = constant_value(test.operand, constants)
+        return v if not _number(v) else (-v if isinstance(test.op, ast.USub) else v)
+    if isinstance(test, ast.BinOp) and type(test.op) in _ARITHMETIC:
+        left, right = constant_value(test.left, constants), constant_value(test.right, constants)
+        if not (_number(left) and _number(right)) or isinstance(test.op, ast.Pow) and not -64 <= right <= 64:
+            return _UNKNOWN
+        try:
+            return _ARITHMETIC[type(test.op)](left, right)
+        except (ArithmeticError, ValueError):
+            return _UNKNOWN
+    if isinstance(test, ast.Compare) and all(type(op) in _ORDER for op in test.ops):
+        values = [constant_value(v, constants) for v in [test.left, *test.comparators]]
+        if not all(_number(v) for v in values):
+            return _UNKNOWN
+        return all(_ORDER[type(op)](a, b) for op, a, b in zip(test.ops, values, values[1:]))
+    return _UNKNOWN
+
+
+def is_known(value) -> bool:
+    """`constant_value` found a value."""
+    return value is not _UNKNOWN
+
+
+def _number(v) -> bool:
+    return type(v) in (int, float)
+
+
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_ORDER = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
+          ast.NotEq: operator.ne}
