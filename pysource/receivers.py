@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
 from pysource import parsing
+from pysource.attribute_text import binds, bindings
 from pysource.checkout import Checkout
 from pysource.bindings import binding_index
 from pysource.imports import FileNames, nodes, nodes_on_lines, parents_of
@@ -529,22 +530,12 @@ class Program:
         key = ("contract", attr)
         if key in self._index:
             return self._index[key]
-        a = re.escape(attr.encode())
-        binds = re.compile(rb"\bself\.\s*" + a + rb"\s*(?::[^=\n]*)?=[^=]|\bdef\s+" + a + rb"\s*\(|^[ \t]+" + a
-                           + rb"\s*:", re.M)
-        # a file that can declare a type for it spells an annotation or a constructor next to it (a
-        # property's `-> T`, `attr: T`, a parameter `attr: T`, `self.attr = T(`); the others' bindings
-        # declare nothing, counted from their text without parsing them
-        declares = re.compile(rb"\bdef\s+" + a + rb"\s*\([^)]*\)\s*->|^[ \t]+" + a + rb"\s*:|\bself\.\s*" + a
-                              + rb"\s*:|[(,]\s*" + a + rb"\s*:\s*[\w\"'\[]|\bself\.\s*" + a
-                              + rb"\s*=\s*[A-Z]\w*\(", re.M)
         types, declared, silent = set(), [], []
-        name = attr.encode()  # each pattern spells it, at most `self.` (5 characters) and white space after its start
-        for path in self.checkout.select(lambda data: search_near(binds, data, name, 5), mentioning=name):
-            data = self.checkout.data(path)
-            if not search_near(declares, data, name, 5):
-                for hit in binds.finditer(data):
-                    silent.append((path, data.count(b"\n", 0, hit.start()) + 1))
+        name = attr.encode()
+        for path in self.checkout.select(lambda data: search_near(binds(attr), data, name, 5), mentioning=name):
+            lines, may_declare = bindings(self.checkout.data(path), attr)
+            if not may_declare:  # bindings that declare nothing, counted from their text without parsing them
+                silent += [(path, line) for line in lines]
                 continue
             f = self.file(path)
             if f is None:

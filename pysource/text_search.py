@@ -11,6 +11,7 @@ pattern at those few places around each occurrence of the name: the same answer 
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 WHITE_SPACE = frozenset(b" \t\n\r\f\v")  # what `\s` matches in a bytes pattern (in a str one: str.isspace)
 
@@ -20,14 +21,22 @@ def search_near(pattern: re.Pattern, data: bytes | str, name: bytes | str, reach
     starts at most `reach` characters before the white space that precedes it (`self.\\s*NAME`:
     reach 5; a pattern that starts with the name, after a look-behind: 0). `re` sees the whole
     text from each start (`\\b`, `^`, look-behinds as in a search)."""
+    return next(matches_near(pattern, data, name, reach), None) is not None
+
+
+def matches_near(pattern: re.Pattern, data: bytes | str, name: bytes | str, reach: int = 0) -> Iterator[re.Match]:
+    """`pattern`'s matches in `data` (as `search_near`), in order of the occurrence of `name` each
+    holds: the first match found around each occurrence, each start once."""
     space = WHITE_SPACE.__contains__ if isinstance(data, bytes) else str.isspace
-    at = data.find(name)
+    at, last = data.find(name), -1
     while at != -1:
         start = at
         while start > 0 and space(data[start - 1]):
             start -= 1
-        for s in range(max(0, start - reach), at + 1):
-            if pattern.match(data, s) is not None:
-                return True
+        for s in range(max(0, start - reach, last + 1), at + 1):
+            m = pattern.match(data, s)
+            if m is not None:
+                last = s
+                yield m
+                break
         at = data.find(name, at + 1)
-    return False
