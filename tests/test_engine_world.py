@@ -270,7 +270,7 @@ def test_a_branch_no_input_can_take_is_unreachable_with_why():
     unreachable = {b.label: b.unreachable for b in cov.branches if b.unreachable}
     assert set(unreachable) == {"if true", "for: body not entered", "elif false (skips body)"}
     assert "`DEBUG` is always false" in unreachable["if true"]
-    assert "a literal of 2 item(s)" in unreachable["for: body not entered"]
+    assert "fixed by the source at 2 item(s)" in unreachable["for: body not entered"]
     assert "`kind` is one of 'a', 'b'" in unreachable["elif false (skips body)"]
     assert cov.complete and tracer.done() and cov.to_json()["missed"] == []
 

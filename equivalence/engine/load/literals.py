@@ -112,7 +112,8 @@ def fixed_names(module: ast.Module, unit: ast.AST) -> dict[str, object]:
     """The names whose value the source fixes for `unit`: the module's names bound once to a
     scalar literal (`DEBUG = False`) that `unit` does not bind itself, and the unit's own locals
     bound once, by `name = EXPR`, to an expression of literals and such names
-    (`baseline = 24 * (1024**2)`: a test on it always goes one way)."""
+    (`baseline = 24 * (1024**2)`: a test on it always goes one way); and the builtin `range` where
+    neither binds the name (so `range(N)` is a fixed sequence)."""
     stores: dict[str, list[ast.AST]] = {}
     for n in ast.walk(unit):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
@@ -131,6 +132,8 @@ def fixed_names(module: ast.Module, unit: ast.AST) -> dict[str, object]:
         elif isinstance(n, ast.MatchMapping) and n.rest:
             stores.setdefault(n.rest, []).extend([n, n])
     out = {}
+    if "range" not in stores and module is not None and not {"range", "*"} & binding_index(module).keys():
+        out["range"] = range  # the builtin, which nothing binds over: `range(128)` is fixed by the source
     for name, node in literal_globals(module).items():
         if name in stores:
             continue
@@ -185,6 +188,15 @@ def constant_value(test: ast.AST, constants: dict[str, object]):
         try:
             return _ARITHMETIC[type(test.op)](left, right)
         except (ArithmeticError, ValueError):
+            return _UNKNOWN
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and constants.get(test.func.id) is range \
+            and not test.keywords and 1 <= len(test.args) <= 3:
+        args = [constant_value(a, constants) for a in test.args]
+        if not all(type(a) is int for a in args):
+            return _UNKNOWN
+        try:
+            return range(*args)
+        except ValueError:  # a step of 0
             return _UNKNOWN
     if isinstance(test, ast.Compare) and all(type(op) in _ORDER for op in test.ops):
         values = [constant_value(v, constants) for v in [test.left, *test.comparators]]

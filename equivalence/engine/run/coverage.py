@@ -23,6 +23,7 @@ import random
 import sys
 import types
 from dataclasses import dataclass, field
+from typing import Optional
 
 from equivalence.engine.load.literals import constant_value, is_known
 from equivalence.engine.run import why
@@ -213,6 +214,15 @@ def dead_code(fn: ast.AST, constants: dict[str, object]) -> list[ast.AST]:
     return out
 
 
+def _fixed_length(iterated: ast.AST, constants: dict[str, object]) -> Optional[int]:
+    """How many items a loop over `iterated` takes, where the source alone says it (a literal
+    display without `*`; `range` of constants; a constant string): else None."""
+    if isinstance(iterated, (ast.Tuple, ast.List)):
+        return None if any(isinstance(e, ast.Starred) for e in iterated.elts) else len(iterated.elts)
+    v = constant_value(iterated, constants)
+    return len(v) if is_known(v) and isinstance(v, (range, str, bytes, tuple)) else None
+
+
 class _Points:
     """Branch outcomes as predicates over one call's `Ran`; an outcome a constant test can never
     take is marked unreachable (with why)."""
@@ -250,12 +260,10 @@ class _Points:
                 header = _span(node.test if isinstance(node, ast.While) else node.iter)
                 test = node.test if isinstance(node, ast.While) else None
                 entered, skipped = self._never(test, True), self._never(test, False)
-                if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.Tuple, ast.List)) \
-                        and not any(isinstance(e, ast.Starred) for e in node.iter.elts):
-                    # a literal display: its length is fixed by the source
-                    n = len(node.iter.elts)
-                    literal = f"it iterates `{ast.unparse(node.iter)}`, a literal of {n} item(s)"
-                    entered, skipped = (literal, "") if n == 0 else ("", literal)
+                n = _fixed_length(node.iter, self.constants) if isinstance(node, (ast.For, ast.AsyncFor)) else None
+                if n is not None:  # a literal display, `range(128)`: its length is fixed by the source
+                    fixed = f"it iterates `{ast.unparse(node.iter)}`, fixed by the source at {n} item(s)"
+                    entered, skipped = (fixed, "") if n == 0 else ("", fixed)
                 gate = _gate(node.test if isinstance(node, ast.While) else node.iter)
                 self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])), gate, entered)
                 self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])), gate, skipped)

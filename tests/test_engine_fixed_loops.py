@@ -1,0 +1,64 @@
+"""A loop whose length the source fixes (`for i in range(128)`, a literal display, a constant
+string) always enters its body, or never: the other way is unreachable, not a branch "never led
+this way" that keeps a correct extraction inconclusive (0.5.19 `predict_next_chunk_size` loops
+over `range(128)`). Where the module or the unit binds `range` itself, or the arguments are not
+constants, nothing is fixed."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from equivalence.engine.load.literals import fixed_names
+from equivalence.engine.run.coverage import BranchTracer
+
+SOURCE = textwrap.dedent("""\
+    STEPS = 4
+
+
+    def unit(k, n):
+        s = 0
+        for i in range(STEPS * 2):
+            s += i * k
+        for j in range(0, -3):
+            s -= j
+        for c in "ab":
+            s += 1
+        for m in range(n):
+            s += m
+        return s
+    """)
+
+
+def _unreachable(source: str, calls) -> dict[str, str]:
+    namespace: dict = {}
+    exec(compile(source, "<loops>", "exec"), namespace)
+    module = ast.parse(source)
+    unit = next(s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "unit")
+    fn = namespace["unit"]
+    tracer = BranchTracer({fn.__code__: unit}, constants={fn.__code__: fixed_names(module, unit)})
+    with tracer:
+        for args in calls:
+            fn(*args)
+    return {b.where(): b.unreachable for b in tracer.coverage().branches if b.unreachable}
+
+
+def test_a_loop_over_a_fixed_range_or_string_goes_one_way():
+    assert _unreachable(SOURCE, [(1, 2), (2, 0)]) == {
+        "line 6: for: body not entered": "it iterates `range(STEPS * 2)`, fixed by the source at 8 item(s)",
+        "line 8: for: body entered": "it iterates `range(0, -3)`, fixed by the source at 0 item(s)",
+        "line 10: for: body not entered": "it iterates `'ab'`, fixed by the source at 2 item(s)",
+    }
+
+
+@pytest.mark.parametrize("rebinding", ["from math import *\n", "range = lambda *a: []\n", "def range(*a):\n    return []\n"])
+def test_range_bound_by_the_module_is_not_the_builtin(rebinding):
+    assert _unreachable(rebinding + SOURCE, [(1, 2)]) == {
+        f"line {10 + rebinding.count(chr(10))}: for: body not entered": "it iterates `'ab'`, fixed by the source at 2 item(s)"}
+
+
+def test_range_bound_by_the_unit_is_not_the_builtin():
+    source = SOURCE.replace("    s = 0\n", "    s = 0\n    range = lambda *a: [k]\n")
+    assert "line 7: for: body not entered" not in _unreachable(source, [(1, 2)])
