@@ -1,9 +1,11 @@
 """Add an import to a module the way isort would, touching no other line.
 
-A name from a module the file already imports from (`from X import a, b`) joins that line,
-which is formatted again alone; any other import is a new line placed in the leading import
-block by isort's order: section (future, stdlib, third party, first party, local), then plain
-`import`s before `from` imports (unless the tree's isort setting
+The import joins the module's import block: the last run of import lines before the first def
+or class (the leading one, unless statements come between, such as `suppress_noisy_warnings()`,
+that the later imports may rely on having run). A name from a module that block already imports
+from (`from X import a, b`) joins that line, which is formatted again alone; any other import is
+a new line placed in the block by isort's order: section (future, stdlib, third party, first
+party, local), then plain `import`s before `from` imports (unless the tree's isort setting
 `force_sort_within_sections` says otherwise), then module name, case-insensitively.
 """
 
@@ -40,7 +42,8 @@ def add_import(module: cst.Module, new: cst.SimpleStatementLine, style: Style, p
     small = new.body[0]
     if isinstance(small, cst.ImportFrom):
         at = find_from_line(module, absolute_module(small, package), package)
-        if at is not None:
+        if at is not None and at in _import_block(list(module.body)):  # an earlier line would load a
+            # submodule it names before what the later block relies on ran
             line = module.body[at]
             merged = _with_names(line, list(small.names), style)
             return module.with_changes(body=(*module.body[:at], merged, *module.body[at + 1:]))
@@ -72,14 +75,31 @@ def _key(s: cst.SimpleStatementLine, style: Style, package: str) -> tuple:
     return (SECTIONS.index(section) if section in SECTIONS else len(SECTIONS), *within, mod.lower())
 
 
+def _import_block(body: list) -> list[int]:
+    """The indices of the block a new import joins: the last run of import lines before the first
+    def or class. Imports placed after other statements (`os.environ.setdefault(...)`,
+    `suppress_noisy_warnings()`) may rely on them having run: an import that joined an earlier
+    block would load what it brings before they did. What a new import brings is used only once
+    the module's defs and classes run, so the later block is always early enough."""
+    start = 1 if body and is_docstring(body[0]) else 0
+    blocks, block = [], []
+    for i in range(start, len(body)):
+        if isinstance(body[i], (cst.FunctionDef, cst.ClassDef)):
+            break
+        if is_import_line(body[i]) and len(body[i].body) == 1:
+            block.append(i)
+        elif block:
+            blocks.append(block)
+            block = []
+    if block:
+        blocks.append(block)
+    return blocks[-1] if blocks else []
+
+
 def _place(module: cst.Module, new: cst.SimpleStatementLine, style: Style, package: str) -> cst.Module:
     body = list(module.body)
     start = 1 if body and is_docstring(body[0]) else 0
-    block = []
-    for i in range(start, len(body)):
-        if not is_import_line(body[i]) or len(body[i].body) != 1:
-            break
-        block.append(i)
+    block = _import_block(body)
     if not block:
         body.insert(start, new.with_changes(leading_lines=[cst.EmptyLine()] if start else ()))
         return module.with_changes(body=body)
