@@ -12,6 +12,7 @@ import pytest
 
 from codemods.extract_method import MethodSpec, Refusal, refactor, write_plan
 from codemods.extract_method.__main__ import main
+from tests.checkouts import git_init
 from tests.method_expected import RUNNER, SHAPES, TREES, spec
 
 WRITE = "            self.local_omp_cpuid = cpu_ids_by_node[self.tp_rank]\n"
@@ -187,17 +188,52 @@ USES = {  # id: (file, its text, the refusal's what, line) — each breaks betwe
 }
 
 
-@pytest.mark.parametrize("case", USES)
-def test_a_use_outside_the_class_is_refused_naming_every_place(tmp_path, case):
-    rel, code, what, line = USES[case]
+def _tree_using_it(tmp_path, case) -> Path:
+    rel, code, _, _ = USES[case]
     root = tmp_path / "t"
     shutil.copytree(TREES / "method_one_result", root)
     (root / rel).parent.mkdir(parents=True, exist_ok=True)
     (root / rel).write_text(code)
+    return root
+
+
+@pytest.mark.parametrize("case", USES)
+def test_a_use_outside_the_class_is_refused_where_no_wrapper_follows(tmp_path, case):
+    rel, _, what, line = USES[case]
+    root = _tree_using_it(tmp_path, case)
     with pytest.raises(Refusal) as exc:
-        refactor(root, spec("method_one_result"))
+        refactor(root, spec("method_one_result"), steps=range(1, 3))
     assert exc.value.path == root.resolve() / rel and exc.value.line == line
     assert what in str(exc.value) and "steps 1-2 would break it" in str(exc.value)
+
+
+def test_an_override_is_refused_even_with_the_wrapper(tmp_path):
+    # the class's own call sites call the function from step 2 on: the override would be skipped
+    with pytest.raises(Refusal, match="CpuRunner overrides ModelRunner.bind_threads"):
+        refactor(_tree_using_it(tmp_path, "a-subclass-overrides-it"), spec("method_one_result"))
+
+
+THROUGH_AN_INSTANCE = [case for case in USES if "overrides" not in USES[case][2]]
+
+
+@pytest.mark.parametrize("case", THROUGH_AN_INSTANCE)
+def test_a_use_through_an_instance_goes_on_through_the_wrapper_the_steps_written_together(tmp_path, case, capsys):
+    rel, code, what, line = USES[case]
+    root = _tree_using_it(tmp_path, case)
+    git_init(root)
+    args = ["ModelRunner.bind_threads", "sglang.srt.utils.numa_utils"]
+    before = {p: p.read_text() for p in root.rglob("*.py")}
+    assert main([str(root), *args, "--commit"]) == 3  # commits 1-2 would break it
+    err = capsys.readouterr().err
+    assert f"{root.resolve() / rel}:{line}: {what}: steps 1-2 would break it" in err
+    assert "run without --commit to write the steps together" in err
+    assert {p: p.read_text() for p in root.rglob("*.py")} == before
+    assert main([str(root), *args]) == 0
+    err = capsys.readouterr().err
+    assert f"1 use(s) outside the class go on through the wrapper of step 3" in err
+    assert f"  {root.resolve() / rel}:{line}: {what}\n" in err
+    assert (root / rel).read_text() == code  # it calls the wrapper
+    assert "    def bind_threads(self" in (root / RUNNER).read_text()
 
 
 def test_every_conflict_is_listed_at_once_with_what_to_do(tmp_path):
@@ -211,7 +247,7 @@ def test_every_conflict_is_listed_at_once_with_what_to_do(tmp_path):
         (root / rel).parent.mkdir(parents=True)
         (root / rel).write_text("def warm_up(model_runner) -> None:\n    model_runner.bind_threads()\n")
     with pytest.raises(Refusal) as exc:
-        refactor(root, spec("method_one_result"))
+        refactor(root, spec("method_one_result"), steps=range(1, 3))  # no wrapper: the outside uses break
     message = str(exc.value)
     lines = message.splitlines()
     assert lines[0] == "4 places the refactoring cannot update:"

@@ -14,12 +14,17 @@ are), and listed, each as (file, line, what), for the engine to refuse with:
 - patch targets `"module.CLASS.METHOD"` (or a subclass's path).
 Any other `x.METHOD` may be CLASS.METHOD (a runner passed around under any name): the tool
 cannot tell it apart from a same-named method of another class, so it is listed too.
+A use outside the class that only reaches the method through an instance (`x.METHOD`,
+`super().METHOD`, `getattr(x, "METHOD")`) finds step 3's wrapper as it found the method
+(`Usage.through_wrapper`); an override, a patch, an unparsable file do not: the class's own call
+sites call the function from step 2 on, past any override or patch of the method.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -29,6 +34,11 @@ from pysource.imports import PATCHERS, FileNames, callee_name
 
 BY_NAME = PATCHERS | {"getattr", "hasattr"}  # f(x, "METHOD", ...): x.METHOD spelled as a string
 Parsed = tuple[ast.Module, FileNames, list[ast.AST]]
+
+
+@dataclass(frozen=True, order=True)
+class Usage(Location):
+    through_wrapper: bool = False  # a wrapper of the original signature keeps it working
 
 
 class ParsedFiles:
@@ -150,7 +160,7 @@ class ParsedFiles:
         return Path(found) if found is not None else None
 
 
-def method_usages(checkout: Checkout, module: str, class_name: str, method: str) -> list[Location]:
+def method_usages(checkout: Checkout, module: str, class_name: str, method: str) -> list[Usage]:
     """Every place that the first steps of extracting `module.class_name.method` would break.
 
     Only files that spell `method` can hold such a place: each is parsed, and the classes around
@@ -158,12 +168,12 @@ def method_usages(checkout: Checkout, module: str, class_name: str, method: str)
     parsed = ParsedFiles(checkout, method)
     source = checkout.modules().get(module)
     source = Path(source) if source is not None else None
-    found: list[Location] = []
+    found: list[Usage] = []
     for path in checkout.select(lambda data: True, mentioning=method.encode()):
         got = parsed.get(path)
         if got is None:
-            found.append(Location(path, 1, f"cannot parse the file, so its uses of {class_name}.{method} cannot "
-                                           f"be checked: fix it first"))
+            found.append(Usage(path, 1, f"cannot parse the file, so its uses of {class_name}.{method} cannot "
+                                        f"be checked: fix it first"))
             continue
         found += _FileUses(parsed, path, got, f"{module}.{class_name}", method, path == source).found
     return sorted(set(found))
@@ -179,11 +189,11 @@ class _FileUses:
         self.classes = [c for c in candidates if isinstance(c, ast.ClassDef)]
         self.own = next((c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == self.class_name),
                         None) if is_source else None
-        self.found: list[Location] = []
+        self.found: list[Usage] = []
         for node in self.classes:
             if node is not self.own and any(parsed.derives(self.names.qualify(_unsubscripted(b)), qualified)
                                             for b in node.bases):
-                self.found += [Location(path, stmt.lineno, f"{node.name} overrides {self.class_name}.{method}")
+                self.found += [Usage(path, stmt.lineno, f"{node.name} overrides {self.class_name}.{method}")
                                for stmt in node.body if method in _defines(stmt)]
         for node in candidates:
             if isinstance(node, ast.Attribute):
@@ -198,11 +208,13 @@ class _FileUses:
         around = self._class_around(node)
         if isinstance(value, ast.Call) and callee_name(value) == "super" and around is self.own is not None:
             return  # the class's own super().METHOD: a base's, past the class in every MRO
+        outside = True
         if around is not None and around is self.own:
             if _is_self(value) and id(node) in self.parsed.called:
                 return  # the class's own call: step 1 rewrites it
             what = (f"uses self.{method} other than by calling it (passed as a value?)" if _is_self(value)
                     else f"uses {ast.unparse(value)}.{method}")
+            outside = False  # the class's own call sites are rewritten, and must all be `self.METHOD(...)`
         elif isinstance(value, ast.Call) and callee_name(value) == "super":
             if around is not None and self._unrelated(around) is not None:
                 return  # super() resolves past `around`, which the class is not in
@@ -213,20 +225,21 @@ class _FileUses:
             return
         else:
             what = f"uses {ast.unparse(value)}.{method}"
-        self.found.append(Location(self.path, node.lineno, what))
+        self.found.append(Usage(self.path, node.lineno, what, through_wrapper=outside))
 
     def _by_name(self, node: ast.Call) -> None:
         receiver = node.args[0]
         around = self._class_around(node)
         if self._other_thing(receiver) or _is_self(receiver) and around is not None and self._defines_it(around):
             return
-        self.found.append(Location(self.path, node.lineno, f"{_by_name_verb(node)} {ast.unparse(receiver)}."
-                                                           f"{self.method} ({ast.unparse(node.func)})"))
+        verb = _by_name_verb(node)
+        self.found.append(Usage(self.path, node.lineno, f"{verb} {ast.unparse(receiver)}.{self.method} "
+                                                        f"({ast.unparse(node.func)})", through_wrapper=verb == "reads"))
 
     def _patch_target(self, node: ast.Constant) -> None:
         owner, _, rest = node.value.partition(f".{self.method}")
         if (not rest or rest.startswith(".")) and self.parsed.derives(owner, self.qualified):
-            self.found.append(Location(self.path, node.lineno, f"patches {node.value!r}"))
+            self.found.append(Usage(self.path, node.lineno, f"patches {node.value!r}"))
 
     def _class_around(self, node: ast.AST) -> Optional[ast.ClassDef]:
         around = [c for c in self.classes if c.lineno <= node.lineno <= c.end_lineno]

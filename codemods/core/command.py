@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from codemods.core.output import print_diff, status
-from codemods.core.errors import EXIT_OK, BadInput
+from codemods.core.errors import EXIT_OK, BadInput, Conflicts
 from codemods.core.gitops import check_clean_repo, commit
 from codemods.core.plan import Plan
 from codemods.core.writer import JOURNAL, recover, write_files
@@ -97,6 +97,10 @@ def prepare(args, root: Path) -> Path:
 
 def apply_plan(args, plan: Plan) -> int:
     """Status lines, then the diff (--dry-run), the commits (--commit) or the write."""
+    if args.commit and plan.broken_between_steps:
+        raise Conflicts(plan.broken_between_steps, note=(
+            "With --commit each step is a commit, and the commits before the last would break these places (the "
+            "last step mends them): run without --commit to write the steps together, or update those places first."))
     for msg in plan.messages:
         status(msg)
     if args.dry_run:

@@ -23,3 +23,6 @@ class Plan:
     originals: dict[Path, Optional[str]] = field(default_factory=dict)  # None: file is new
     messages: list[str] = field(default_factory=list)
     steps: list[StepResult] = field(default_factory=list)
+    # places the trees between the steps break and the last step mends (callers of a method that
+    # a wrapper gives back): the steps are written together, never committed one by one
+    broken_between_steps: list = field(default_factory=list)

@@ -51,7 +51,9 @@ using self; a decorator, async, several definitions, *args/**kwargs; a call site
 *args/**kwargs, or (with results) not a statement of its own; a use of the method that steps
 1-2 would break, anywhere in the checkout (x.METHOD in any file, self.METHOD passed as a value,
 a subclass overriding it, a patch of it: every place listed at once, since the tool cannot
-tell x.METHOD apart from a same-named method of another class); a name the function needs that
+tell x.METHOD apart from a same-named method of another class; but where the run writes step
+3's wrapper, a use outside the class through an instance finds it: listed as a note, and only
+--commit is refused, its commits before step 3 breaking it); a name the function needs that
 the target module binds otherwise; a module global whose copy could differ.
 
 exit codes:

@@ -2,7 +2,9 @@
 
 Every use of CLASS.METHOD the first steps would break (`method_usages`: subclasses overriding
 it, `x.METHOD` anywhere but the class's own calls of it, patches of it) is refused, every place
-at once, together with whatever a step refuses besides. Step 2 adds module-level imports: the
+at once, together with whatever a step refuses besides; but for a run that writes step 3's
+wrapper, a use through the instance finds the wrapper: the steps are then written together, and
+refused with --commit, whose commits before step 3 would break it (`Plan.broken_between_steps`). Step 2 adds module-level imports: the
 class's module imports the target module, and the target gets those the moved code needs; one
 that closes an import cycle (`import_graph`) is refused, naming the cycle. A function-level
 import stays where it was, so it adds no edge.
@@ -21,10 +23,15 @@ from codemods.checkout.method_usages import method_usages
 from codemods.extract_method.recipe import Recipe
 
 
-def outside_uses(checkout: Checkout, recipe: Recipe) -> list[Location]:
-    """Every use of the method that steps 1-2 would break (`method_usages`)."""
-    return [Location(u.path, u.line, f"{u.what}: steps 1-2 would break it")
-            for u in method_usages(checkout, recipe.source_module, recipe.class_name, recipe.method_name)]
+def outside_uses(checkout: Checkout, recipe: Recipe, wrapper_written: bool) -> tuple[list[Location], list[Location]]:
+    """(the uses of the method that steps 1-2 would break and the run must refuse, those it may
+    leave to step 3's wrapper): with `wrapper_written` (the run writes step 3, with a wrapper) a
+    use through the instance finds the wrapper, and only steps 1-2 alone would break it."""
+    refused, mended = [], []
+    for u in method_usages(checkout, recipe.source_module, recipe.class_name, recipe.method_name):
+        (mended if wrapper_written and u.through_wrapper else refused).append(
+            Location(u.path, u.line, f"{u.what}: steps 1-2 would break it"))
+    return refused, mended
 
 
 def refuse_uses(uses: list[Location], recipe: Recipe, refusal: Optional[Refusal] = None) -> Conflicts:
@@ -39,7 +46,8 @@ def refuse_uses(uses: list[Location], recipe: Recipe, refusal: Optional[Refusal]
         f"Each use that steps 1-2 would break is one of {name} or of a same-named method of another class that "
         f"the tool cannot tell apart from it: step 1 makes {name} a keyword-only static method and step 2 takes "
         f"it out of the class until step 3 puts a wrapper back. Update those places first (or rename the other "
-        f"class's method), then run again."))
+        f"class's method), then run again. (A use through an instance outside the class finds the wrapper of a "
+        f"run that writes step 3 with one: not with --steps ending before 3, nor --no-wrapper.)"))
 
 
 def refuse_new_cycle(checkout: Checkout, recipe: Recipe, source: Path, text: str, method_line: Optional[int],

@@ -81,7 +81,9 @@ def run(ctx: Context, recipe: Recipe, steps: range,
                              f"in {ctx.found.how}")
     else:
         plan.messages.append(f"found {source} ({name} at line {status.line}) in {ctx.found.how}")
-    uses = outside_uses(ctx.checkout, recipe) if status.done < 2 else []  # steps 1-2 would break them
+    uses, mended = outside_uses(ctx.checkout, recipe, not recipe.no_wrapper and 3 in steps) if status.done < 2 \
+        else ([], [])  # steps 1-2 would break them; step 3's wrapper mends `mended`
+    plan.broken_between_steps = mended
     state = ExtractionRun(ctx, recipe, plan, status, source, target, module, text, Renderer(module, text).render,
                           current={source: text, target: target_text})
     try:
@@ -92,6 +94,10 @@ def run(ctx: Context, recipe: Recipe, steps: range,
         raise
     if uses:
         raise refuse_uses(uses, recipe)
+    if mended:
+        plan.messages.append(f"{len(mended)} use(s) outside the class go on through the wrapper of step 3 (steps 1-2 "
+                             f"alone would break them, so the steps are written together, never with --commit):")
+        plan.messages += [f"  {u.path}:{u.line}: {u.what.removesuffix(': steps 1-2 would break it')}" for u in mended]
     plan.shape = classify(plan.originals[source], state.static) if status.done == 0 else \
         f"partially extracted (steps 1-{status.done} applied)"
     plan.messages.insert(1, f"recognised shape: {plan.shape}")
