@@ -49,7 +49,7 @@ def test_a_field_where_a_getter_was_needed_is_divergent_with_its_sequence(tmp_pa
     """The tool made to miss that the owner rebinds self.model: `model=self.model` is a field."""
     import codemods.extract_component.analysis as analysis
 
-    monkeypatch.setattr(analysis, "_written_after", lambda *a, **k: set())
+    monkeypatch.setattr(analysis, "_written_after", lambda *a, **k: (set(), set()))
     root = copy_tree(tmp_path / "t")
     write_plan(refactor(root, spec()))
     assert "model: Any" in (root / TARGET_FILE).read_text() and "get_model" not in (root / TARGET_FILE).read_text()

@@ -8,7 +8,8 @@ Read off the moved methods' uses of `self` (`uses.self_uses`):
   (it then reads it through the component); one that code which stays writes is refused;
 - a chain they read is a getter when the chain, or a chain it starts with, is assigned after
   the component is built: by any method of the owner, its bases or subclasses other than
-  `__init__` (any of them may run later), by `__init__` after the building point, or from
+  `__init__` and the methods that run only while it runs (any of them may run later), by
+  `__init__` after the building point (also through such a method it calls there), or from
   outside through a receiver the code says is an owner (`pysource.receivers`); otherwise the
   chain's first attribute is a value field; a property is always a getter;
 - an owner method they call (or hand around) that stays is a callback field;
@@ -24,6 +25,7 @@ that place qualifies, the building replaces that initialisation.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,7 +144,9 @@ def infer(owner: Owner, request: Request, program: Program) -> Inferred:
 
     staying = [fn for name, fns in owner.defs.items() if name not in moved for fn in fns]
     state, readers = _state(owner, request, moved, uses, staying, program, refuse)
-    written_after = _written_after(owner, moved, staying, program)
+    reads = {u.read_chain for name in moved for u in uses[name] if u.read_chain}
+    written_after, during_init = _written_after(owner, moved, staying, program, reads,
+                                                _first_use(owner, set(moved), set(state)))
     design = Design(request.class_name, request.component, request.target_module, request.attr, moved, helpers,
                     frozen=False)
     if request.pass_owner:
@@ -155,7 +159,7 @@ def infer(owner: Owner, request: Request, program: Program) -> Inferred:
         raise Conflicts(problems)
     init_index = _init_statements(owner)
     construct_at, removed, init_writes = _construction(owner, request, design, fields, state, moved, init_index,
-                                                       refuse)
+                                                       refuse, during_init)
     if problems:
         raise Conflicts(problems)
     # a value field whose source `__init__` assigns again after the building point is a getter
@@ -165,7 +169,7 @@ def infer(owner: Owner, request: Request, program: Program) -> Inferred:
         written_after |= {c for c, _ in init_writes}
         fields = _fields(owner, request, moved, uses, state, written_after, refuse)
         construct_at, removed, init_writes = _construction(owner, request, design, fields, state, moved, init_index,
-                                                           refuse)
+                                                           refuse, during_init)
         if problems:
             raise Conflicts(problems)
     ordered = sorted(fields.values(), key=lambda f: ("value getter callback".split().index(f.kind), 0))
@@ -424,15 +428,22 @@ def _default(value: ast.expr) -> tuple[Optional[str], str]:
     return ast.unparse(value), ("Optional[Any]" if literal is None else kind)
 
 
-def _written_after(owner: Owner, moved: list[str], staying: list, program: Program) -> set[tuple[str, ...]]:
-    """Attribute chains of `self` assigned by code that may run once the component is built: every
-    method of the owner, its bases and its subclasses other than `__init__` (the moved methods'
-    own writes through a chain of the owner's objects excepted: they write the same object)."""
+def _written_after(owner: Owner, moved: list[str], staying: list, program: Program,
+                   reads: set[tuple[str, ...]], before: int) -> tuple[set[tuple[str, ...]], set[str]]:
+    """(attribute chains of `self` assigned by code that may run once the component is built: every
+    method of the owner, its bases and its subclasses other than `__init__` and the methods that
+    run only while it runs (the moved methods' own writes through a chain of the owner's objects
+    excepted: they write the same object); those methods, whose writes `__init__` makes where it
+    calls them). `reads`: the chains the moved methods read (only a method writing one of them
+    is asked whether it runs only in `__init__`); `before`: the first statement of `__init__`
+    that may use the component (a method called there or later is not one of those)."""
     out: set[tuple[str, ...]] = set()
-    for fn in staying:
-        if fn.name == "__init__":
-            continue
-        out |= {c for c, _ in written_chains(fn)}
+    writes = {fn.name: {c for c, _ in written_chains(fn)} for fn in staying if fn.name != "__init__"}
+    asked = {name for name, chains in writes.items() if any(_prefix(c, r) for c in chains for r in reads)}
+    during_init = _run_only_in_init(owner, asked, program, before)
+    for name, chains in writes.items():
+        if name not in during_init:
+            out |= chains
     for cls, _ in owner.lineage[1:]:
         for s in cls.body:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name != "__init__":
@@ -446,7 +457,54 @@ def _written_after(owner: Owner, moved: list[str], staying: list, program: Progr
                 out |= {c for c, _ in written_chains(s)}
             elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 out |= _written_after_super_init(s)
+    return out, during_init
+
+
+def _run_only_in_init(owner: Owner, names: set[str], program: Program, before: int) -> set[str]:
+    """Those of the owner's methods `names` that run only while `__init__` runs, before its
+    statement `before` (as `init_model_config()`, called once from it): each is defined once,
+    undecorated, called by those statements or another of them, and spelled nowhere else in its
+    file (another method, the class body, another class) nor in another file."""
+    init = owner.init
+    out = {n for n in names if len(owner.defs.get(n, ())) == 1 and not owner.defs[n][0].decorator_list
+           and n not in owner.properties and not n.startswith("__")}
+    if not out or init is None:
+        return set()
+    early = init.body[:before]
+    if not early:
+        return set()
+    early_lines = (early[0].lineno, early[-1].end_lineno)
+    line_starts = [0] + [i + 1 for i, c in enumerate(owner.text) if c == "\n"]
+
+    def spelled_only_in(name: str, spans: list[tuple[int, int]]) -> bool:
+        for m in re.finditer(rf"\b{re.escape(name)}\b", owner.text):
+            line = bisect.bisect_right(line_starts, m.start())
+            if not any(a <= line <= b for a, b in spans):
+                return False
+        return True
+
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(out):
+            spans = [early_lines, *((owner.defs[n][0].lineno, owner.defs[n][0].end_lineno) for n in out)]
+            callers = [*early, *(owner.defs[n][0] for n in out if n != name)]
+            if not spelled_only_in(name, spans) or not any(_calls_on_self(c, name, self_name(init)) if c in early
+                                                            else _calls_on_self(c, name) for c in callers):
+                out.discard(name)
+                changed = True
+    for name in sorted(out):  # the other files last: a search of the checkout each
+        if any(Path(p).resolve() != owner.path.resolve()
+               for p in program.checkout.select(lambda data: True, mentioning=name.encode())):
+            out.discard(name)
     return out
+
+
+def _calls_on_self(fn: ast.AST, name: str, me: Optional[str] = None) -> bool:
+    """`fn` (or statements, with `me` the name of self there) calls `self.name(...)`."""
+    me = me or self_name(fn)
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == me for n in ast.walk(fn))
 
 
 def _written_after_super_init(init: ast.FunctionDef) -> set[tuple[str, ...]]:
@@ -599,10 +657,21 @@ def _reaches(owner: Owner, targets: set[str], state: set[str]) -> set[str]:
     return out
 
 
+def _first_use(owner: Owner, moved: set[str], state: set[str]) -> int:
+    """The index of the first statement of `__init__` that may use the component (but one that
+    initialises moved state), else the number of its statements."""
+    if owner.init is None:
+        return 0
+    me, reach = self_name(owner.init), _reaches(owner, moved, state)
+    return next((i for i, s in enumerate(owner.init.body) if not any(_assigns_self(s, a, me) for a in state)
+                 and _uses_component(s, reach, state, me, owner)), len(owner.init.body))
+
+
 def _construction(owner: Owner, request: Request, design: Design, fields: dict, state: dict, moved: list[str],
-                  body: list[ast.stmt], refuse) -> tuple[int, list[int], list]:
+                  body: list[ast.stmt], refuse, during_init: set[str] = frozenset()) -> tuple[int, list[int], list]:
     """(index in `__init__` where the owner builds the component, the state initialisations it
-    replaces, the chains `__init__` assigns after that point)."""
+    replaces, the chains `__init__` assigns after that point, also through the methods of
+    `during_init` it calls there)."""
     init = owner.init
     if init is None:
         refuse(owner.node.lineno, f"{owner.name} has no __init__ of its own to build {request.component} in")
@@ -641,6 +710,16 @@ def _construction(owner: Owner, request: Request, design: Design, fields: dict, 
                                        type_params=[], lineno=s.lineno, col_offset=0)
                 after += written_chains(fake)
                 break
+    todo = [n for n in during_init if any(_calls_on_self(ast.Module(body=[s], type_ignores=[]), n, me)
+                                          for s in body[at:])]
+    seen = set(todo)
+    while todo:  # what they write, and the methods of `during_init` they call
+        fn = owner.defs[todo.pop()][0]
+        after += written_chains(fn)
+        for n in during_init - seen:
+            if _calls_on_self(fn, n):
+                seen.add(n)
+                todo.append(n)
     return at, removed, after
 
 
