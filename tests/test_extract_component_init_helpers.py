@@ -43,3 +43,26 @@ def test_a_helper_that_may_run_later_makes_a_getter(tmp_path, runs_later):
     files = {k: "def rerank(runner):\n    runner.init_ranks(3)\n" for k, v in runs_later.items() if v is None}
     plan = refactor(copy_tree(tmp_path / "t", edits, files=files), spec())
     assert _arguments(plan)["get_tp_rank"] == "lambda: self.tp_rank"
+
+
+def test_the_proof_agrees_the_helper_rebinds_nothing_once_built(tmp_path):
+    # the harness's own reading (equivalence.component.shape.during_init): it does not rebind
+    # tp_rank between calls, and the value field is equivalent; a helper called later is rebound
+    import json
+    import subprocess
+    import sys
+
+    from codemods.extract_component import write_plan
+
+    for case, edits, rebound in [("once", HELPER, False), ("later", HELPER + [(
+            "    def flush_cache(self) -> bool:\n",
+            "    def reset(self):\n        self.init_ranks(0)\n\n    def flush_cache(self) -> bool:\n")], True)]:
+        before = copy_tree(tmp_path / case / "before", {RUNNER: edits})
+        after = copy_tree(tmp_path / case / "after", {RUNNER: edits})
+        write_plan(refactor(after, spec()))
+        out = tmp_path / case / "report.json"
+        run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.weight_exporter",
+                              str(before), str(after), "--json", str(out)], capture_output=True, text=True)
+        pair = json.loads(out.read_text())["pairs"][0]
+        assert run.returncode == 0 and pair["verdict"] == "equivalent", (case, run.stdout[-2000:])
+        assert ("self.tp_rank" in pair["component"]["rebound"]) is rebound, pair["component"]

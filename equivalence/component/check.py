@@ -28,6 +28,7 @@ from equivalence.component.version import Loaded, Prepared, load, prepare
 from equivalence.engine.judge.compare import (CLASSIFIED, EAGER, NOT_MODELLED, UNSET_STATE, is_divergence,
                                               kind_of_effects)
 from equivalence.engine.load.errors import LoadError
+from equivalence.engine.load.literals import fixed_names
 from equivalence.engine.report.report import COULD_NOT_RUN, EXPLAIN, overall
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
 from equivalence.component.explore import explore
@@ -321,7 +322,10 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
         for side in ("before", "after"):
             session = pair.sessions[side]
             units = session.version.units
-            tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units}, files=session.files)
+            tree = session.version.loaded.shape.tree
+            constants = {u.code: fixed_names(tree.parse(u.rel), u.node) for u in units}  # `if DEBUG:`, `range(128)`
+            tracer = BranchTracer({u.code: u.node for u in units}, {u.code: u.role for u in units}, constants,
+                                  session.files)
             covered[side] = trace_until_done(tracer, session.run, explored.configs)
             if covered[side].never_entered and explored.configs:
                 why.append(f"{session.version.label}: " + _why_not_run(session, explored.configs,

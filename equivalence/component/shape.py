@@ -11,6 +11,8 @@ the component class, found through the owner module's imports. What the componen
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -158,10 +160,11 @@ def read_chains(shape: Shape, moved: set[str]) -> set[tuple[str, ...]]:
 
 
 def written_chains(shape: Shape, moved: set[str]) -> set[tuple[str, ...]]:
-    """Chains of `self` the owner assigns in methods other than `__init__`, the builder and the
-    moved methods: what may be rebound once the component is built."""
+    """Chains of `self` the owner assigns in methods other than `__init__`, those that run only
+    while it runs (`during_init`), the builder and the moved methods: what may be rebound once
+    the component is built."""
     out: set[tuple[str, ...]] = set()
-    skip = moved | {"__init__"} | ({shape.builder.name} if shape.builder is not None else set())
+    skip = moved | {"__init__"} | ({shape.builder.name} if shape.builder is not None else set()) | during_init(shape)
     for name, fn in shape.methods.items():
         if name in skip:
             continue
@@ -175,6 +178,49 @@ def written_chains(shape: Shape, moved: set[str]) -> set[tuple[str, ...]]:
                     if chain:
                         out.add(chain)
     return out
+
+
+def during_init(shape: Shape) -> set[str]:
+    """The owner's methods that run only while `__init__` runs, before it builds the component
+    (before its call of the builder; where there is none, anywhere in it): defined once, called by
+    those statements or by one another, spelled nowhere else in the owner's file nor in another."""
+    init, methods = shape.init(), shape.methods
+    if init is None:
+        return set()
+    me = init.args.args[0].arg if init.args.args else "self"
+    builder = shape.builder.name if shape.builder is not None else None
+    early = []
+    for stmt in init.body:
+        if builder is not None and _calls(stmt, builder, me):
+            break
+        early.append(stmt)
+    defs = [s.name for s in shape.owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    out = {n for n, fn in methods.items() if defs.count(n) == 1 and not fn.decorator_list and not n.startswith("__")
+           and n != builder}
+    text = shape.tree.text(shape.owner_rel)
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(out):
+            spans = [(s.lineno, s.end_lineno) for s in early] + [
+                (methods[n].lineno, methods[n].end_lineno) for n in out]
+            called = any(_calls(s, name, me) for s in early) or any(
+                _calls(methods[n], name, methods[n].args.args[0].arg if methods[n].args.args else "self")
+                for n in out if n != name)
+            spelled_elsewhere = any(not any(a <= bisect.bisect_right(starts, m.start()) <= b for a, b in spans)
+                                    for m in re.finditer(rf"\b{re.escape(name)}\b", text))
+            if not called or spelled_elsewhere:
+                out.discard(name)
+                changed = True
+    owner_path = Path(shape.tree.path(shape.owner_rel)).resolve()
+    return {n for n in out if not any(Path(p).resolve() != owner_path
+                                      for p in shape.tree.select(lambda data: True, mentioning=n.encode()))}
+
+
+def _calls(node: ast.AST, name: str, me: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == me for n in ast.walk(node))
 
 
 def _self_chains(fn: ast.FunctionDef) -> set[tuple[str, ...]]:
