@@ -203,8 +203,8 @@ def during_init(shape: Shape) -> set[str]:
     while changed:
         changed = False
         for name in sorted(out):
-            spans = [(s.lineno, s.end_lineno) for s in early] + [
-                (methods[n].lineno, methods[n].end_lineno) for n in out]
+            spans = [(early[0].lineno, early[-1].end_lineno) if early else (0, -1)] + [
+                (methods[n].lineno, methods[n].end_lineno) for n in out]  # comments between those statements too
             called = any(_calls(s, name, me) for s in early) or any(
                 _calls(methods[n], name, methods[n].args.args[0].arg if methods[n].args.args else "self")
                 for n in out if n != name)
