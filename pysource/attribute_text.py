@@ -48,9 +48,9 @@ def bindings(data: bytes, attr: str) -> tuple[list[int], bool]:
 
 def _assignment_may_declare(data: bytes, start: int) -> bool:
     """Whether `self.attr = ...` at `start` may declare a type: its text to the end of the line,
-    parsed alone, is an assignment of a call or of a name the file spells as a parameter with an
-    annotation (`p: T`), or an annotated one (a parameter after a comment ends the line before it: `x,  # doc`); or it is not a statement alone (it goes on past the
-    line): then the file's parse says."""
+    parsed alone, is an annotated assignment, or assigns a call, or a name the file spells as an
+    annotated parameter (`p: T`, also at the start of a line: the line before may end in a
+    comment); or it is no statement alone (it goes on past the line), and the file's parse says."""
     end = data.find(b"\n", start)
     try:
         statement = ast.parse(data[start:len(data) if end == -1 else end]).body

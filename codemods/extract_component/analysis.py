@@ -25,7 +25,6 @@ that place qualifies, the building replaces that initialisation.
 from __future__ import annotations
 
 import ast
-import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from codemods.extract_component.design import Design, Field
 from codemods.extract_component.uses import SelfUse, self_name, self_uses, written_chains
 from codemods.syntax.annotations import attribute_types
 from pysource.imports import callee_name
+from pysource.init_only import calls_on_self, run_only_in_init
 from pysource.classes import PROPERTY_DECORATORS, classes
 from pysource.receivers import Program
 
@@ -440,7 +440,10 @@ def _written_after(owner: Owner, moved: list[str], staying: list, program: Progr
     out: set[tuple[str, ...]] = set()
     writes = {fn.name: {c for c, _ in written_chains(fn)} for fn in staying if fn.name != "__init__"}
     asked = {name for name, chains in writes.items() if any(_prefix(c, r) for c in chains for r in reads)}
-    during_init = _run_only_in_init(owner, asked, program, before)
+    init = owner.init
+    during_init = set() if init is None else run_only_in_init(
+        owner.node, init.body[:before], self_name(init), {n for n in asked if n not in owner.properties}, owner.text,
+        program.checkout, owner.path)
     for name, chains in writes.items():
         if name not in during_init:
             out |= chains
@@ -458,53 +461,6 @@ def _written_after(owner: Owner, moved: list[str], staying: list, program: Progr
             elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 out |= _written_after_super_init(s)
     return out, during_init
-
-
-def _run_only_in_init(owner: Owner, names: set[str], program: Program, before: int) -> set[str]:
-    """Those of the owner's methods `names` that run only while `__init__` runs, before its
-    statement `before` (as `init_model_config()`, called once from it): each is defined once,
-    undecorated, called by those statements or another of them, and spelled nowhere else in its
-    file (another method, the class body, another class) nor in another file."""
-    init = owner.init
-    out = {n for n in names if len(owner.defs.get(n, ())) == 1 and not owner.defs[n][0].decorator_list
-           and n not in owner.properties and not n.startswith("__")}
-    if not out or init is None:
-        return set()
-    early = init.body[:before]
-    if not early:
-        return set()
-    early_lines = (early[0].lineno, early[-1].end_lineno)
-    line_starts = [0] + [i + 1 for i, c in enumerate(owner.text) if c == "\n"]
-
-    def spelled_only_in(name: str, spans: list[tuple[int, int]]) -> bool:
-        for m in re.finditer(rf"\b{re.escape(name)}\b", owner.text):
-            line = bisect.bisect_right(line_starts, m.start())
-            if not any(a <= line <= b for a, b in spans):
-                return False
-        return True
-
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(out):
-            spans = [early_lines, *((owner.defs[n][0].lineno, owner.defs[n][0].end_lineno) for n in out)]
-            callers = [*early, *(owner.defs[n][0] for n in out if n != name)]
-            if not spelled_only_in(name, spans) or not any(_calls_on_self(c, name, self_name(init)) if c in early
-                                                            else _calls_on_self(c, name) for c in callers):
-                out.discard(name)
-                changed = True
-    for name in sorted(out):  # the other files last: a search of the checkout each
-        if any(Path(p).resolve() != owner.path.resolve()
-               for p in program.checkout.select(lambda data: True, mentioning=name.encode())):
-            out.discard(name)
-    return out
-
-
-def _calls_on_self(fn: ast.AST, name: str, me: Optional[str] = None) -> bool:
-    """`fn` (or statements, with `me` the name of self there) calls `self.name(...)`."""
-    me = me or self_name(fn)
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == me for n in ast.walk(fn))
 
 
 def _written_after_super_init(init: ast.FunctionDef) -> set[tuple[str, ...]]:
@@ -690,9 +646,7 @@ def _construction(owner: Owner, request: Request, design: Design, fields: dict, 
                                 f"component is built)")
             return 0, removed, []
         ready = max(ready, at)
-    reach = _reaches(owner, set(moved), set(state))
-    first_use = next((i for i, s in enumerate(body) if i not in removed and _uses_component(s, reach, state, me, owner)),
-                     len(body))
+    first_use = _first_use(owner, set(moved), set(state))
     at = removed[0] if removed and removed[0] >= ready else ready
     if at > first_use:
         need = body[first_use]
@@ -710,14 +664,13 @@ def _construction(owner: Owner, request: Request, design: Design, fields: dict, 
                                        type_params=[], lineno=s.lineno, col_offset=0)
                 after += written_chains(fake)
                 break
-    todo = [n for n in during_init if any(_calls_on_self(ast.Module(body=[s], type_ignores=[]), n, me)
-                                          for s in body[at:])]
+    todo = [n for n in during_init if any(calls_on_self(s, n, me) for s in body[at:])]
     seen = set(todo)
     while todo:  # what they write, and the methods of `during_init` they call
         fn = owner.defs[todo.pop()][0]
         after += written_chains(fn)
         for n in during_init - seen:
-            if _calls_on_self(fn, n):
+            if calls_on_self(fn, n, self_name(fn)):
                 seen.add(n)
                 todo.append(n)
     return at, removed, after

@@ -11,14 +11,13 @@ the component class, found through the owner module's imports. What the componen
 from __future__ import annotations
 
 import ast
-import bisect
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from pysource.checkout import Checkout
 from pysource.imports import FileNames
+from pysource.init_only import calls_on_self, run_only_in_init
 from pysource.modules import module_name
 
 
@@ -182,45 +181,19 @@ def written_chains(shape: Shape, moved: set[str]) -> set[tuple[str, ...]]:
 
 def during_init(shape: Shape) -> set[str]:
     """The owner's methods that run only while `__init__` runs, before it builds the component
-    (before its call of the builder; where there is none, anywhere in it): defined once, called by
-    those statements or by one another, spelled nowhere else in the owner's file nor in another."""
-    init, methods = shape.init(), shape.methods
+    (before its call of the builder; where there is none, anywhere in it): `pysource.init_only`."""
+    init = shape.init()
     if init is None:
         return set()
     me = init.args.args[0].arg if init.args.args else "self"
     builder = shape.builder.name if shape.builder is not None else None
     early = []
     for stmt in init.body:
-        if builder is not None and _calls(stmt, builder, me):
+        if builder is not None and calls_on_self(stmt, builder, me):
             break
         early.append(stmt)
-    defs = [s.name for s in shape.owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    out = {n for n, fn in methods.items() if defs.count(n) == 1 and not fn.decorator_list and not n.startswith("__")
-           and n != builder}
-    text = shape.tree.text(shape.owner_rel)
-    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(out):
-            spans = [(early[0].lineno, early[-1].end_lineno) if early else (0, -1)] + [
-                (methods[n].lineno, methods[n].end_lineno) for n in out]  # comments between those statements too
-            called = any(_calls(s, name, me) for s in early) or any(
-                _calls(methods[n], name, methods[n].args.args[0].arg if methods[n].args.args else "self")
-                for n in out if n != name)
-            spelled_elsewhere = any(not any(a <= bisect.bisect_right(starts, m.start()) <= b for a, b in spans)
-                                    for m in re.finditer(rf"\b{re.escape(name)}\b", text))
-            if not called or spelled_elsewhere:
-                out.discard(name)
-                changed = True
-    owner_path = Path(shape.tree.path(shape.owner_rel)).resolve()
-    return {n for n in out if not any(Path(p).resolve() != owner_path
-                                      for p in shape.tree.select(lambda data: True, mentioning=n.encode()))}
-
-
-def _calls(node: ast.AST, name: str, me: str) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == me for n in ast.walk(node))
+    return run_only_in_init(shape.owner, early, me, set(shape.methods) - {builder}, shape.tree.text(shape.owner_rel),
+                            shape.tree, shape.tree.path(shape.owner_rel))
 
 
 def _self_chains(fn: ast.FunctionDef) -> set[tuple[str, ...]]:
