@@ -5,15 +5,15 @@ it, `x.METHOD` anywhere but the class's own calls of it, patches of it) is refus
 at once, together with whatever a step refuses besides; but for a run that writes step 3's
 wrapper, a use through the instance finds the wrapper: the steps are then written together, and
 refused with --commit, whose commits before step 3 would break it (`Plan.broken_between_steps`). Step 2 adds module-level imports: the
-class's module imports the target module, and the target gets those the moved code needs; one
-that closes an import cycle (`import_graph`) is refused, naming the cycle. A function-level
+class's module imports the target module, and the target gets those the moved code needs (with --no-wrapper, each
+module whose calls step 3 rewrites imports it too); one that closes an import cycle (`import_graph`) is refused, naming the cycle. A function-level
 import stays where it was, so it adds no edge.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from pysource.checkout import Checkout
 from codemods.syntax.nodes import binding_line
@@ -47,23 +47,28 @@ def refuse_uses(uses: list[Location], recipe: Recipe, refusal: Optional[Refusal]
         f"the tool cannot tell apart from it: step 1 makes {name} a keyword-only static method and step 2 takes "
         f"it out of the class until step 3 puts a wrapper back. Update those places first (or rename the other "
         f"class's method), then run again. (A use through an instance outside the class finds the wrapper of a "
-        f"run that writes step 3 with one: not with --steps ending before 3, nor --no-wrapper.)"))
+        f"run that writes step 3 with one, and --no-wrapper rewrites it where the code says the instance is a "
+        f"{recipe.class_name}: not with --steps ending before 3.)"))
 
 
 def refuse_new_cycle(checkout: Checkout, recipe: Recipe, source: Path, text: str, method_line: Optional[int],
-                     old_target: Optional[str], new_target: str) -> None:
-    """Refuse when the imports step 2 adds close an import cycle: the class's module importing
-    the target, or the target importing what the moved code needs."""
+                     old_target: Optional[str], new_target: str, callers: Sequence[tuple[str, str]] = ()) -> None:
+    """Refuse when the imports the run adds close an import cycle: the class's module importing
+    the target, the target importing what the moved code needs, or (`callers`) a module whose
+    calls step 3 rewrites importing the target."""
     target_package = recipe.target_package
     added = sorted(module_imports(new_target, recipe.target_module, target_package, checkout)
                    - module_imports(old_target, recipe.target_module, target_package, checkout))
-    edges = [(recipe.source_module, recipe.target_module), *added]
+    edges = [(recipe.source_module, recipe.target_module), *added, *callers]
     cycle = ImportGraph(checkout).cycle_closed_by(edges)
     if cycle is None:
         return
     first, second = cycle[0], cycle[1]
     if first == recipe.source_module:
         why = f"{recipe.source_module} would import {recipe.target_module} at module level"
+        line = method_line
+    elif (first, second) in callers:
+        why = f"{first} would import {recipe.target_module} at module level (to call {recipe.function})"
         line = method_line
     else:
         why = f"{recipe.target_module} would import {second} at module level (the moved code needs it)"

@@ -7,16 +7,18 @@ total) that `core.writer.write_files` puts on disk all-or-nothing.
 
 from __future__ import annotations
 
+import ast
 import difflib
 from typing import Callable
 
 import libcst as cst
 
 from codemods.core.context import Context
-from codemods.core.errors import AlreadyApplied, BadInput, NoSuchMethod, Refusal
+from codemods.core.errors import AlreadyApplied, BadInput, Location, NoSuchMethod, Refusal
 from codemods.core.plan import Plan, StepResult
 from codemods.core.render import Renderer
 from codemods.extract_method.move_conflicts import outside_uses, refuse_uses
+from codemods.extract_method.outside_callers import find_outside_calls
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.run import ExtractionRun
 from codemods.core.steps import Steps
@@ -81,11 +83,16 @@ def run(ctx: Context, recipe: Recipe, steps: range,
                              f"in {ctx.found.how}")
     else:
         plan.messages.append(f"found {source} ({name} at line {status.line}) in {ctx.found.how}")
-    uses, mended = outside_uses(ctx.checkout, recipe, not recipe.no_wrapper and 3 in steps) if status.done < 2 \
-        else ([], [])  # steps 1-2 would break them; step 3's wrapper mends `mended`
+    uses, mended = outside_uses(ctx.checkout, recipe, 3 in steps) if status.done < 2 \
+        else ([], [])  # steps 1-2 would break them; step 3's wrapper (or rewrite) mends `mended`
+    outside = None
+    if recipe.no_wrapper and mended:
+        outside, refused = find_outside_calls(ctx.checkout, recipe, mended)
+        uses += refused
+        mended = [Location(c.path, c.line, f"calls {ast.unparse(c.call.func)}") for c in outside.calls]
     plan.broken_between_steps = mended
     state = ExtractionRun(ctx, recipe, plan, status, source, target, module, text, Renderer(module, text).render,
-                          current={source: text, target: target_text})
+                          current={source: text, target: target_text}, outside=outside)
     try:
         _run_steps(state, steps)
     except Refusal as exc:
@@ -95,8 +102,10 @@ def run(ctx: Context, recipe: Recipe, steps: range,
     if uses:
         raise refuse_uses(uses, recipe)
     if mended:
-        plan.messages.append(f"{len(mended)} use(s) outside the class go on through the wrapper of step 3 (steps 1-2 "
-                             f"alone would break them, so the steps are written together, never with --commit):")
+        how = "are rewritten by step 3 to call the function" if recipe.no_wrapper else \
+            "go on through the wrapper of step 3"
+        plan.messages.append(f"{len(mended)} use(s) outside the class {how} (steps 1-2 alone would break them, so "
+                             f"the steps are written together, never with --commit):")
         plan.messages += [f"  {u.path}:{u.line}: {u.what.removesuffix(': steps 1-2 would break it')}" for u in mended]
     plan.shape = classify(plan.originals[source], state.static) if status.done == 0 else \
         f"partially extracted (steps 1-{status.done} applied)"

@@ -40,6 +40,8 @@ class ExtractionRun:
     wrapper_placed: str = ""  # step 3: where the wrapper went ("where the method was", ...)
     positional_names: list[str] = field(default_factory=list)  # --positional: the parameters calls pass by position
     positional_calls: int = 0  # --positional: the calls in the class step 3 changed so
+    outside: Optional[object] = None  # --no-wrapper: the calls outside the class step 3 rewrites (`OutsideCalls`)
+    outside_rewritten: int = 0  # how many of them step 3 rewrote
 
     @property
     def original(self) -> str:

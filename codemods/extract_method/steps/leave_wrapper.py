@@ -37,7 +37,7 @@ from codemods.extract_method.call_sites import (
     require_sites,
     rewrite_sites,
 )
-from codemods.syntax.nodes import class_members, def_line, top_class
+from codemods.syntax.nodes import class_members, def_line, parse, top_class
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_statement
 from codemods.extract_method.steps.make_static import Static, call_site_block, inferred_args, new_call
@@ -48,6 +48,7 @@ from codemods.extract_method.steps.wrapper_from_tree import static_from_tree
 from codemods.core.steps import Step
 from codemods.extract_method.run import ExtractionRun
 from codemods.extract_method.steps.positional import make_positional, pass_positionally
+from codemods.extract_method.outside_callers import rewrite_outside_calls
 
 
 def _member_name(s: cst.CSTNode) -> Optional[str]:
@@ -176,6 +177,8 @@ class LeaveWrapper(Step["ExtractionRun"]):
             new, run.positional_calls = pass_positionally(cls, recipe.callee, names, run.ctx.style)
             run.positional_names = names
             run.module = run.module.with_changes(body=[new if s is cls else s for s in run.module.body])
+        if run.outside is not None:
+            _rewrite_outside(run)
         return recipe.subject(3)
 
     def report(self, run: "ExtractionRun") -> list[str]:
@@ -184,9 +187,36 @@ class LeaveWrapper(Step["ExtractionRun"]):
         else:
             at = def_line(run.text, run.recipe.class_name, run.recipe.method_name)
             lines = [f"step 3: wrapper {run.recipe.qualified} placed {run.wrapper_placed} (line {at})"]
+        if run.outside is not None:
+            files = len({c.path for c in run.outside.calls})
+            lines.append(f"step 3: {run.outside_rewritten} call(s) in {files} file(s) outside {run.recipe.class_name} "
+                         f"now call {run.recipe.callee}")
         if run.recipe.positional and run.positional_names:
             names, calls = ", ".join(run.positional_names), run.positional_calls
             lines.append(f"step 3: {calls} call(s) in {run.recipe.class_name} pass {names} by position" if calls else
                          f"step 3: no call in {run.recipe.class_name} to pass {names} by position: the parameters "
                          f"are positional-or-keyword, and calls by keyword still bind them")
         return lines
+
+
+def _rewrite_outside(run: "ExtractionRun") -> None:
+    """--no-wrapper: the calls outside the class call the function (`outside_callers`)."""
+    recipe, ctx = run.recipe, run.ctx
+    if run.static is None:
+        first = run.outside.calls[0]
+        raise Refusal(f"{first.path}:{first.line} calls {recipe.qualified} from outside the class: a run that "
+                      f"rewrites such calls starts at step 1 (it maps their arguments by the method's signature)",
+                      run.source, run.status.line)
+
+    def text_of(path: Path) -> str:
+        if path == run.source:
+            return run.render(run.module)
+        return run.current[path] if path in run.current else ctx.checkout.text(path)
+
+    texts, run.outside_rewritten = rewrite_outside_calls(run.outside, recipe, run.static.original.params,
+                                  run.positional_names if recipe.positional else [], ctx.style, text_of, ctx.checkout)
+    for path, new in texts.items():
+        if path == run.source:
+            run.module = parse(path, new)
+        else:
+            run.adds(path, new, run.plan.originals[path] if path in run.plan.originals else ctx.checkout.text(path))

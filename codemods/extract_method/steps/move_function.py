@@ -251,7 +251,7 @@ class MoveFunction(Step["ExtractionRun"]):
         if recipe.new_target and run.original_target is not None and run.original_target != new_target:
             raise BadInput("target module already present with other content", target)
         refuse_new_cycle(ctx.checkout, recipe, run.source, run.original, run.status.line, run.current[target],
-                         new_target)
+                         new_target, run.outside.edges(ctx.checkout, recipe.target_module) if run.outside else ())
         run.changed[target] = new_target
         for init in new_packages(ctx.root, target) if recipe.package_inits else ():
             run.adds(init, "")
