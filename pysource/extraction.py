@@ -128,6 +128,13 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
         inferred = bool(calls)
     target = finder.single_target(calls, name)
     if method is None and target is None:
+        found = _imported_function(tree, module, source_rel, name)
+        if found is not None:
+            raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} and "
+                              f"no longer calls {found}: not proven. The proof reads how the method's arguments "
+                              f"reach the function off a call of it in the class (the wrapper, or a call site), and "
+                              f"this tree calls it only from other modules (--no-wrapper on a method that only other "
+                              f"modules call)")
         raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} "
                           f"and no call of an extracted {name}(...)"
                           + ("" if function_name else " (if the function has another name, pass --name FUNCTION)"))
@@ -142,6 +149,23 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
     ext.call_sites = finder.call_sites(method_name, name if ext.function is not None else None)
     ext.call = _the_call(ext, calls)
     return ext
+
+
+def _imported_function(tree: Checkout, module: ast.Module, rel: str, name: str) -> str | None:
+    """`pkg.mod.name` when the module imports a module `mod` (`from pkg import mod`) of the tree
+    that defines a module-level function `name`."""
+    for binding in imports_in(module_level_statements(module.body), rel).values():
+        target = tree.module_file(binding.qualname)
+        if binding.from_module is None or target is None or not tree.exists(target):
+            continue
+        try:
+            defines = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name
+                          for s in module_level_statements(tree.parse(target).body))
+        except (SyntaxError, ValueError):
+            continue
+        if defines:
+            return f"{binding.qualname}.{name}"
+    return None
 
 
 def _parse(tree: Checkout, rel: str) -> ast.Module:

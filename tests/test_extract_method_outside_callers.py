@@ -93,3 +93,15 @@ def test_with_a_wrapper_the_callers_are_left_alone(tmp_path):
     root = _tree(tmp_path)
     write_plan(refactor(root, MethodSpec(**{**SPEC.__dict__, "no_wrapper": False})))
     assert (root / SERVER).read_text() == (TREE / SERVER).read_text()
+
+
+def test_the_proof_says_why_it_cannot_read_a_function_only_other_modules_call(tmp_path):
+    """No method, and no call of the function left in the class: the proof has no call to read the
+    arguments' mapping off, and says so (not proven), rather than that nothing was extracted."""
+    from pysource.extraction import LocateError, locate
+
+    root = _tree(tmp_path)
+    write_plan(refactor(root, SPEC))
+    with pytest.raises(LocateError, match=r"server_args\.py:\d+: ServerArgs has no method url and no longer calls "
+                                          r"sglang\.srt\.arg_groups\.url_hook\.url: not proven"):
+        locate(root, "sglang/srt/server_args.py", "ServerArgs", "url")
