@@ -70,7 +70,7 @@ def test_a_call_site_that_raises_before_the_call_could_not_run(tmp_path):
     assert (code, report["verdict"]) == (2, "could not run")
     (pair,) = report["pairs"]
     assert "every configuration raised before calling the method: IndexError: list index out of range" \
-        in pair["could_not_run"] and "server_args.py:35" in pair["could_not_run"]
+        in pair["could_not_run"] and "server_args.py:37" in pair["could_not_run"]
     assert "### Could not run" in md and pair["could_not_run"] in md
 
 
@@ -223,3 +223,20 @@ def test_names_bound_locally_are_never_module_globals(tmp_path):
     code, report, _ = run(tmp_path, "describe_publisher", after)
     names = {c["name"] for c in report["pairs"][0]["static"]["constants"]}
     assert not names & {"e", "json", "_port"}, names
+
+
+# --- a helper's result keyed by its argument; a version tuple ------------------------------
+
+
+def test_a_result_keyed_by_a_value_and_a_version_tuple_are_varied(tmp_path):
+    """`is_remote_uri(self.served_model_name)` is a new input each time the name takes a value,
+    and `torch_release >= (2, 7)` needs tuples on both sides of (2, 7): every branch is run."""
+    code, report, _ = run(tmp_path, "check_served_name", moved(tmp_path / "after", "check_served_name"), "--mutants")
+    assert (code, report["verdict"]) == (0, "equivalent")
+    (pair,) = report["pairs"]
+    assert full(pair) and killed_all(report, 0.9)
+    release = next(v for k, v in pair["inputs"].items() if k.endswith("torch_release"))
+    assert {(2, 7), (2, 8), (2, 6)} <= {tuple(v) for v in release if isinstance(v, list)}
+    edit = ('":" not in', '"::" not in')
+    code, report, _ = run(tmp_path, "check_served_name", moved(tmp_path / "edited", "check_served_name", edit))
+    assert (code, report["verdict"]) == (1, "divergent")

@@ -143,6 +143,21 @@ def test_exploration_reaches_a_path_that_needs_several_values():
     assert min(size(c, domains.options)[0] for c in deep) == 1  # a and b became 1 by default; c is a list of 2
 
 
+def test_an_input_first_read_in_a_run_is_varied_before_older_ones():
+    """`remote(NAME)` is a new key each time `name` takes a value: its variations on top of the
+    run that first read it go before the many variations still queued of the numbers."""
+    def code(w):
+        name = w.value("name")
+        holds = ":" in name
+        for i in range(30):
+            w.value(f"n{i}") == i  # noqa: B015 (each n_i gets options to vary)
+        return "deep" if holds and not w.value(f"remote({name!r})") else "shallow"
+
+    run, domains, seen = _runner(code)
+    explore(run, domains, [{}], 200)  # (before the numbers: 124 runs; after them: 353)
+    assert "deep" in seen.values()
+
+
 def test_exploration_stops_at_the_budget():
     run, domains, _ = _runner(lambda w: [w.value(f"k{i}") + 0 for i in range(6)])
     explored = explore(run, domains, [{}], 20)

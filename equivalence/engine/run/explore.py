@@ -8,7 +8,9 @@ not read cannot matter). When a domain changes (a demand added options, or gave 
 a value as default), every configuration that read the key at its default runs again: the
 code then gets further, and its new keys are explored in turn. Configurations run in order of
 their number of explicit choices, so the first divergent configuration found for a kind is one
-of the smallest. Stops when nothing is left to try or after `budget` runs (reported).
+of the smallest; the variations of a run that reached new code go first, and so do those of an
+input no run read before that the code looked into (a call's result keyed by an argument that
+just took a value: `is_runai_obj_uri((':',))` once `served_model_name` is `(':',)`). Stops when nothing is left to try or after `budget` runs (reported).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
     done: set[frozenset] = set()
     contexts: dict[str, list[dict]] = {}  # key -> explicit choices of the runs that read it at its default
     touched_ever: set[str] = set()
+    read_ever: set[str] = set()
     out = Explored()
 
     def push(config: dict, again: bool = False, probe: bool = False) -> None:
@@ -71,18 +74,20 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         newly = {k for k in touched if k not in touched_ever and k in contexts}
         touched_ever.update(touched)
         fixed = domains.fixed
-        tier[0] = 0 if new_code else 1
         for key, option in reversed(read.items()) if read_last_first else read.items():
             if key in explicit or key in fixed:
                 continue
             contexts.setdefault(key, []).append(explicit)
             options = domains.options[key]
+            # an input no run read before, which the code looked into: as new code
+            tier[0] = 0 if new_code or (key not in read_ever and len(options) > 1 and options != GENERIC) else 1
             if key in touched_ever or len(options) > 2 or (len(options) == 2 and options != GENERIC) \
                     or (always_varied is not None and always_varied(key)):
                 expand(explicit, key, option)
             elif new_code:  # a probe: followed further only if it reaches new code itself
                 expand(explicit, key, option, probe=True)
         tier[0] = 1
+        read_ever.update(read)
         grown = domains.take_grown()
         if grown or newly:
             for key in list(dict.fromkeys([*grown, *sorted(newly)])):

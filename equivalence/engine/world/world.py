@@ -181,6 +181,16 @@ def _neighbours(literal) -> list:
     return [] if _holds_a_standin(literal) else [literal]
 
 
+def _version_like(arg) -> bool:
+    """A tuple of plain numbers (a version compared against: `(2, 7)`)."""
+    return type(arg) is tuple and bool(arg) and all(type(x) in (int, float) for x in arg)
+
+
+def _tuple_neighbours(t: tuple) -> list[tuple]:
+    """What ordering against `t` needs: equal, just above, just below, and a shorter prefix (below)."""
+    return list(dict.fromkeys([t, (*t[:-1], t[-1] + 1), (*t[:-1], t[-1] - 1), t[:-1]]))
+
+
 def _holds_a_standin(v, depth: int = 0) -> bool:
     """Whether `v` is or holds (in tuples, frozensets) a stand-in, which belongs to one run's world
     and so can be no option (`x == (self.a, 1)`)."""
@@ -236,6 +246,8 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = (), lengths
     if kind == "eq":
         other = key_of(arg)  # compared with another input: that input's very value (`backend == Backend.X`)
         return [same(other)] if other is not None else [value(v) for v in _neighbours(arg)]
+    if kind == "order" and _version_like(arg):  # `torch_release >= (2, 7)`: tuples, which numbers never are
+        return [value(v) for v in _tuple_neighbours(arg)]
     if kind in ("number", "order"):
         # ordered against a value: also that value's neighbours (arithmetic operands are not
         # taken: they derive from other keys' values without bound)
