@@ -135,6 +135,13 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
                               f"reach the function off a call of it in the class (the wrapper, or a call site), and "
                               f"this tree calls it only from other modules (--no-wrapper on a method that only other "
                               f"modules call)")
+        elsewhere = _defined_elsewhere(tree, source_rel, name)
+        if elsewhere:
+            raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} and "
+                              f"calls no function {name}, which {', '.join(elsewhere)} define(s) at module level: "
+                              f"if the method went there, not proven. The proof reads how the method's arguments "
+                              f"reach the function off a call of it in the class (the wrapper, or a call site), and "
+                              f"the class calls it nowhere (--no-wrapper on a method that only other modules call)")
         raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} "
                           f"and no call of an extracted {name}(...)"
                           + ("" if function_name else " (if the function has another name, pass --name FUNCTION)"))
@@ -166,6 +173,22 @@ def _imported_function(tree: Checkout, module: ast.Module, rel: str, name: str) 
         if defines:
             return f"{binding.qualname}.{name}"
     return None
+
+
+def _defined_elsewhere(tree: Checkout, source_rel: str, name: str) -> list[str]:
+    """The files of the tree, but `source_rel`, that define a module-level function `name`."""
+    needle = f"def {name}(".encode()
+    out = []
+    for path in tree.select(lambda data: needle in data, mentioning=needle):
+        if str(path) == tree.path(source_rel):
+            continue
+        try:
+            if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name
+                   for s in module_level_statements(tree.parse(path).body)):
+                out.append(tree.relative(path))
+        except (SyntaxError, ValueError):
+            continue
+    return sorted(out)
 
 
 def _parse(tree: Checkout, rel: str) -> ast.Module:

@@ -52,7 +52,10 @@ def test_callers_outside_the_class_call_the_function(tmp_path):
     assert 'url_hook.url(self.server_args, path="/ping")' in server
     assert "return url_hook.url(self.server_args)" in server
     assert ".url(" not in server.replace("url_hook.url(", "")
-    assert "def url" not in (root / "sglang/srt/server_args.py").read_text()
+    args = (root / "sglang/srt/server_args.py").read_text()
+    assert "def url" not in args
+    assert "url_hook" not in args  # nothing there calls it: no import left behind
+    assert any("no import of url_hook in server_args.py" in m for m in plan.messages)
     assert _probe(root) == before.replace("True\n", "False\n")  # the same values; no method left
     with pytest.raises(AlreadyApplied):
         refactor(root, SPEC)
@@ -102,6 +105,7 @@ def test_the_proof_says_why_it_cannot_read_a_function_only_other_modules_call(tm
 
     root = _tree(tmp_path)
     write_plan(refactor(root, SPEC))
-    with pytest.raises(LocateError, match=r"server_args\.py:\d+: ServerArgs has no method url and no longer calls "
-                                          r"sglang\.srt\.arg_groups\.url_hook\.url: not proven"):
+    with pytest.raises(LocateError, match=r"server_args\.py:\d+: ServerArgs has no method url and calls no function "
+                                          r"url, which sglang/srt/arg_groups/url_hook\.py define\(s\) at module "
+                                          r"level: if the method went there, not proven"):
         locate(root, "sglang/srt/server_args.py", "ServerArgs", "url")

@@ -42,6 +42,7 @@ class ExtractionRun:
     positional_calls: int = 0  # --positional: the calls in the class step 3 changed so
     outside: Optional[object] = None  # --no-wrapper: the calls outside the class step 3 rewrites (`OutsideCalls`)
     outside_rewritten: int = 0  # how many of them step 3 rewrote
+    dropped_target_import: bool = False  # --no-wrapper: step 3 dropped the import nothing calls through
 
     @property
     def original(self) -> str:

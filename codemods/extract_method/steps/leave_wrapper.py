@@ -23,6 +23,7 @@ Where the wrapper goes:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -49,6 +50,7 @@ from codemods.core.steps import Step
 from codemods.extract_method.run import ExtractionRun
 from codemods.extract_method.steps.positional import make_positional, pass_positionally
 from codemods.extract_method.outside_callers import rewrite_outside_calls
+from codemods.syntax.type_checking import drop_imports
 
 
 def _member_name(s: cst.CSTNode) -> Optional[str]:
@@ -179,6 +181,8 @@ class LeaveWrapper(Step["ExtractionRun"]):
             run.module = run.module.with_changes(body=[new if s is cls else s for s in run.module.body])
         if run.outside is not None:
             _rewrite_outside(run)
+        if recipe.no_wrapper:
+            _drop_unused_target_import(run)
         return recipe.subject(3)
 
     def report(self, run: "ExtractionRun") -> list[str]:
@@ -187,6 +191,9 @@ class LeaveWrapper(Step["ExtractionRun"]):
         else:
             at = def_line(run.text, run.recipe.class_name, run.recipe.method_name)
             lines = [f"step 3: wrapper {run.recipe.qualified} placed {run.wrapper_placed} (line {at})"]
+        if run.dropped_target_import:
+            lines.append(f"step 3: no import of {run.recipe.target_alias} in {run.source.name}: nothing there calls "
+                         f"{run.recipe.callee}")
         if run.outside is not None:
             files = len({c.path for c in run.outside.calls})
             lines.append(f"step 3: {run.outside_rewritten} call(s) in {files} file(s) outside {run.recipe.class_name} "
@@ -197,6 +204,20 @@ class LeaveWrapper(Step["ExtractionRun"]):
                          f"step 3: no call in {run.recipe.class_name} to pass {names} by position: the parameters "
                          f"are positional-or-keyword, and calls by keyword still bind them")
         return lines
+
+
+def _drop_unused_target_import(run: "ExtractionRun") -> None:
+    """--no-wrapper where nothing in the class's module calls the function any more (only other
+    modules did): the import step 2 added for the call sites goes. Kept when the user's file
+    imported the target module already (a tree at step 2 imports it because step 2 did), or
+    when the name appears anywhere but in its import (a string or comment counts: kept)."""
+    alias = run.recipe.target_alias
+    text = run.render(run.module)
+    uses = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(alias)}\b", text)]
+    if len(uses) != 1 or (run.status.done != 2 and re.search(rf"(?<![\w.]){re.escape(alias)}\b", run.original)):
+        return
+    run.module = drop_imports(run.module, {alias}, run.ctx.style)
+    run.dropped_target_import = True
 
 
 def _rewrite_outside(run: "ExtractionRun") -> None:
