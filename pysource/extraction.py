@@ -191,6 +191,12 @@ def _defined_elsewhere(tree: Checkout, source_rel: str, name: str) -> list[str]:
     return sorted(out)
 
 
+def _statement_calls(fn: ast.FunctionDef) -> list[ast.Call]:
+    """The calls `fn`'s own statements make: an expression, a `return`'s or an assignment's value."""
+    values = [s.value for s in fn.body if isinstance(s, (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign))]
+    return [v for v in values if isinstance(v, ast.Call)]
+
+
 def _parse(tree: Checkout, rel: str) -> ast.Module:
     return tree.parse_or_raise(rel, LocateError)
 
@@ -403,6 +409,9 @@ class _CallFinder:
         module-level function of another module that passes what a wrapper passes, when the method
         runs straight through as a wrapper does (a branch or an early `return` is logic of its own:
         0.5.23's `init_token_oracle` returns early, then calls `install_token_oracle_from_env(...)`).
+        Only a call a statement makes (`f(...)`, `return f(...)`, `self.x = f(...)`): one inside
+        another call's arguments is the method's own logic (0.5.19's `init_kv_cache_configurator`
+        builds `KVCacheConfigurator(..., post_capture_kv_active=is_post_capture_kv_active(...))`).
         What a wrapper passes: keywords only, to a keyword-only function (the codemod's shape); or,
         to a function without positional-only parameters, each argument the method's own parameter
         (`self` among them) or a `self.` attribute chain (`--positional`, or upstream's hand:
@@ -412,8 +421,8 @@ class _CallFinder:
         imports = self._imports(method)
         own = {a.arg for a in [*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs]}
         found = []
-        for node in ast.walk(method):
-            if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+        for node in _statement_calls(method):
+            if not (node.args or node.keywords):
                 continue
             target = self._resolve(node.func, imports)
             name = _callee_name(node, imports)
