@@ -147,6 +147,15 @@ def test_a_call_under_try_may_raise_what_is_caught(tmp_path):
     assert {"<raises ModuleNotFoundError>", "<raises ValueError>", None} <= set(pair["inputs"][key])
 
 
+def test_a_call_under_except_baseexception_may_raise(tmp_path):
+    """`except BaseException:` catches what a bare `except:` does: the call under it may raise."""
+    code, report, _ = run(tmp_path, "load_plugins", moved(tmp_path / "after", "load_plugins"), "--mutants")
+    assert (code, report["verdict"]) == (0, "equivalent")
+    (pair,) = report["pairs"]
+    assert full(pair) and report["mutants"]["killed"] == report["mutants"]["total"] >= 2
+    assert "<raises Exception>" in pair["inputs"]["self.plugin_loader.load('<self.plugin_names>')"]
+
+
 # --- what the runs cannot settle -------------------------------------------------------------
 
 

@@ -313,6 +313,8 @@ def _caught_around(w: World, frame) -> tuple:
                     names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
                     for t in names:
                         cls = _resolve(t, frame) if t is not None else Exception
+                        if isinstance(cls, type) and issubclass(Exception, cls):
+                            cls = Exception  # `except BaseException:` catches what `except:` does
                         if isinstance(cls, type) and issubclass(cls, Exception) and cls not in out:
                             out.append(cls)
     if len(_HANDLERS) > 4096:
