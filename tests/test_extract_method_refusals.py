@@ -290,3 +290,21 @@ def test_a_new_import_closing_a_cycle_is_refused_naming_it(tmp_path):
             "-> sglang.srt.model_executor.model_runner") in str(exc.value)
     assert exc.value.path == root.resolve() / RUNNER and exc.value.line == 33
     assert {p: p.read_text() for p in root.rglob("*.py")} == before
+
+
+def test_move_global_of_a_function_is_refused_at_its_line_on_disk(tmp_path):
+    """--move-global moves assignments only; a def named is refused at the line the user's file
+    has it (after the class, which step 1 made longer in memory: 0.5.19 `_make_abort_req`)."""
+    from dataclasses import replace
+
+    root = tmp_path / "t"
+    shutil.copytree(TREES / "method_one_result", root)
+    path = root / RUNNER
+    text = path.read_text().replace(FIRST, FIRST + "        print(rank_of(self.tp_rank))\n", 1)
+    text += "\n\ndef rank_of(rank):\n    return rank\n"
+    path.write_text(text)
+    line = text.splitlines().index("def rank_of(rank):") + 1
+    with pytest.raises(Refusal) as exc:
+        refactor(root, replace(spec("method_one_result"), moved_globals=("rank_of",)))
+    assert "rank_of is a function or class: --move-global moves a module-level assignment" in str(exc.value)
+    assert (exc.value.path, exc.value.line) == (path, line), str(exc.value)

@@ -78,8 +78,11 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         if not found:  # older releases have no such global (0.5.7-0.5.8.post1: no table)
             continue
         if len(found) != 1 or found[0].kind != "assign":
-            raise Refusal(f"{name} is not bound exactly once by a plain module-level assignment", path,
-                          binding_line(text, name, 1) or binding_line(text, name) or line)
+            what = "a function or class" if len(found) == 1 and found[0].kind == "definition" else \
+                "not bound exactly once by a plain module-level assignment"
+            raise Refusal(f"{name} is {what}: --move-global moves a module-level assignment (a table, a "
+                          f"constant) only; move {name} by hand first, or leave it where it is", path,
+                          binding_line(on_disk, name, 1) or binding_line(on_disk, name) or line)
         moved_idx.append(found[0].index)
     moved_globals = [module.body[i] for i in moved_idx]
     function = func.with_changes(name=cst.Name(recipe.function), decorators=[],
