@@ -171,3 +171,13 @@ def test_steps_checks_the_codemods_one_shot_output_last(tmp_path, monkeypatch):
     assert [p["after"] for p in pairs] == ["step 1", "step 2", "step 3", "step 4", ONE_SHOT]
     assert [p["verdict"] for p in pairs] == ["equivalent"] * 4 + ["divergent"] and code == 1
     assert pairs[-1]["divergences"][0]["example"]["server_args.kv_cache_dtype"] == "fp8_e5m2"
+
+
+def test_the_line_of_a_pair_says_when_the_budget_stopped_it():
+    from equivalence.engine.report.report import pair_line
+
+    pair = {"before": "a", "after": "b", "verdict": "equivalent", "configs": 4001, "classified": [],
+            "coverage": {"before": {"hit": 3, "branches": 3}}, "budget_reached": True}
+    assert pair_line(pair, {"pairs": [pair]}) == \
+        "a -> b: equivalent over 4001 configs (the budget: more were left to try); branches before 3/3"
+    assert "budget" not in pair_line({**pair, "budget_reached": False}, {"pairs": [pair]})

@@ -387,7 +387,8 @@ def pair_line(p: dict, report: dict) -> str:
     cls = "".join(f" +{c['kind']}:{c['count']}" for c in p["classified"])
     subject = _subjects(report).get(p["after"])
     after = f"{p['after']} ({subject})" if subject else p["after"]
-    return f"{p['before']} -> {after}: {p['verdict']} over {p['configs']} configs{cls}; branches {cov}"
+    budget = " (the budget: more were left to try)" if p.get("budget_reached") else ""
+    return f"{p['before']} -> {after}: {p['verdict']} over {p['configs']} configs{budget}{cls}; branches {cov}"
 
 
 def why_missed_lines(cov: dict, lead: str) -> list[str]:
