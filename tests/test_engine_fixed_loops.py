@@ -62,3 +62,34 @@ def test_range_bound_by_the_module_is_not_the_builtin(rebinding):
 def test_range_bound_by_the_unit_is_not_the_builtin():
     source = SOURCE.replace("    s = 0\n", "    s = 0\n    range = lambda *a: [k]\n")
     assert "line 7: for: body not entered" not in _unreachable(source, [(1, 2)])
+
+
+GROWN = textwrap.dedent("""\
+    def unit(k, n):
+        counts = [k]
+        if n:
+            counts.extend(range(n))
+        total = 0
+        for c in counts:
+            total += c
+        return total
+    """)
+
+
+def test_a_loop_over_a_list_the_code_only_grows_always_enters():
+    """0.5.19 `max_decode_logits_rows`: `counts = [k]`, then only `.extend`: never empty."""
+    assert _unreachable(GROWN, [(1, 2), (2, 0)]) == {
+        "line 6: for: body not entered": "it iterates `counts`, bound at line 2 to a list of 1 item(s) that the "
+                                         "code only grows"}
+
+
+@pytest.mark.parametrize("edit", [
+    ("counts.extend(range(n))", "counts.clear()"),  # shrinks it
+    ("counts.extend(range(n))", "counts = []"),  # binds it again
+    ("counts.extend(range(n))", "helper(counts)"),  # hands it on
+    ("counts = [k]", "counts = [*range(k)]"),  # a display of unknown length
+    ("total = 0", "total = 0 * len([x for x in counts])"),  # a nested scope sees it
+])
+def test_a_list_shrunk_rebound_or_handed_on_may_be_empty(edit):
+    source = "def helper(x):\n    x.clear()\n\n\n" + GROWN.replace(*edit)
+    assert not any("counts" in why for why in _unreachable(source, [(1, 2)]).values())

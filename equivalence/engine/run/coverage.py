@@ -223,6 +223,44 @@ def _fixed_length(iterated: ast.AST, constants: dict[str, object]) -> Optional[i
     return len(v) if is_known(v) and isinstance(v, (range, str, bytes, tuple)) else None
 
 
+_GROWING = {"append", "extend", "insert"}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp, ast.ClassDef)
+
+
+def _never_empty(fn: ast.AST, iterated: ast.AST) -> str:
+    """Why a loop over the local `iterated` always has an item ("" unless the source says so): the
+    function binds it once, to a list display of at least one item (no `*`), and otherwise only
+    grows it (`.append`, `.extend`, `.insert`) or loops over it; no nested scope names it."""
+    if not isinstance(iterated, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ""
+    name = iterated.id
+    growing = {id(n.value) for n in ast.walk(fn) if isinstance(n, ast.Attribute) and n.attr in _GROWING}
+    grows = {id(n.func.value) for n in ast.walk(fn) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and id(n.func.value) in growing}
+    iterates = {id(n.iter) for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor))}
+    bound = [n for n in fn.body if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name]
+    if len(bound) != 1 or not isinstance(bound[0].value, ast.List) or not bound[0].value.elts \
+            or any(isinstance(e, ast.Starred) for e in bound[0].value.elts):
+        return ""
+    target = bound[0].targets[0]
+    for node in ast.walk(fn):
+        if isinstance(node, _SCOPES) and node is not fn and any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+            return ""
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names \
+                or isinstance(node, ast.ExceptHandler) and node.name == name \
+                or isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name \
+                or isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name:
+            return ""
+        if isinstance(node, ast.Name) and node.id == name and node is not target \
+                and not (isinstance(node.ctx, ast.Load) and (id(node) in grows or id(node) in iterates)):
+            return ""
+    return (f"it iterates `{name}`, bound at line {bound[0].lineno} to a list of {len(bound[0].value.elts)} "
+            f"item(s) that the code only grows")
+
+
 class _Points:
     """Branch outcomes as predicates over one call's `Ran`; an outcome a constant test can never
     take is marked unreachable (with why)."""
@@ -264,6 +302,8 @@ class _Points:
                 if n is not None:  # a literal display, `range(128)`: its length is fixed by the source
                     fixed = f"it iterates `{ast.unparse(node.iter)}`, fixed by the source at {n} item(s)"
                     entered, skipped = (fixed, "") if n == 0 else ("", fixed)
+                elif isinstance(node, (ast.For, ast.AsyncFor)):
+                    skipped = skipped or _never_empty(fn, node.iter)
                 gate = _gate(node.test if isinstance(node, ast.While) else node.iter)
                 self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])), gate, entered)
                 self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])), gate, skipped)
