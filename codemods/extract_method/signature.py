@@ -35,7 +35,10 @@ def own_params(func: cst.FunctionDef, path: Path, line: Optional[int], strict: b
     if first is None or first.name.value != "self":
         raise Refusal(f"{name}'s first parameter is not `self`", path, line)
     if isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None:
-        raise Refusal(f"{name} takes *args or **kwargs: they cannot become keyword-only parameters", path, line)
+        raise Refusal(f"{name} takes *args or **kwargs: the function's parameters are keyword-only, which *args "
+                      f"cannot be, and a keyword that **kwargs collects could collide with one the function "
+                      f"takes in place of self's attributes (the call would then raise, where the method did "
+                      f"not); this codemod maps fixed parameters only", path, line)
     return [*p.params[1:], *p.kwonly_params]
 
 
