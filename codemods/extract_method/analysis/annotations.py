@@ -62,53 +62,76 @@ class Annotator:
             found = self.recipe.class_name if p.argument == "self" else types.get(p.argument[5:]) if (
                 p.argument[5:] in attributes) else None
             if p.annotation is None and found is not None:
-                if self.resolves(found):
+                why = self.why_not(found)
+                if why is None:
                     p.annotation = found
                 else:
-                    self.left_out.append(f"{p.name}: {found}")
+                    self.left_out.append(f"{p.name}: {found} ({why})")
 
     def left_out_note(self) -> Optional[str]:
         """What `annotate` left unannotated although the class says its type, and why."""
         if not self.left_out:
             return None
-        why = ("spelling it there would need a run-time import closing an import cycle, or clash with a name it "
-               "binds; `from __future__ import annotations` in the target would let it be imported under "
-               "TYPE_CHECKING" if not self.target_lazy else "the name clashes with one the target binds, or "
-               "resolves in the class's module only under TYPE_CHECKING without a lazy module there")
-        return (f"left unannotated ({', '.join(self.left_out)}): the class says so, but {self.recipe.target_module} "
-                f"cannot spell it: {why}")
+        it = "it" if len(self.left_out) == 1 else "them"
+        return (f"left unannotated: {'; '.join(self.left_out)}: the class says so, but "
+                f"{self.recipe.target_module} cannot spell {it}")
 
     def resolves(self, annotation: str) -> bool:
-        """Whether every name `annotation` spells resolves in the class's module where step 1
-        writes it and can be imported into the target without a new import cycle."""
+        return self.why_not(annotation) is None
+
+    def why_not(self, annotation: str) -> Optional[str]:
+        """None when every name `annotation` spells resolves in the class's module where step 1
+        writes it and can be imported into the target without a new import cycle; else why not."""
         try:
             tree = parsing.expression(annotation)
         except SyntaxError:
-            return False
+            return "not an expression"
         if any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(tree)):
-            return False  # a string annotation spells names this does not follow
-        return all(self._name_resolves(n.id) for n in ast.walk(tree) if isinstance(n, ast.Name))
+            return "it holds a string, whose names this does not follow"
+        for n in ast.walk(tree):
+            why = self._why_name_not(n.id) if isinstance(n, ast.Name) else None
+            if why is not None:
+                return why
+        return None
 
-    def _name_resolves(self, name: str) -> bool:
+    def _why_name_not(self, name: str) -> Optional[str]:
         found = self.bindings.get(name, [])
+        source = Path(self.recipe.source_file).name
         if not found:
-            return hasattr(builtins, name) and name not in self.target_bindings
+            if not hasattr(builtins, name):
+                return f"{source} does not bind {name}"
+            return None if name not in self.target_bindings else f"the target binds {name} otherwise"
         if len(found) != 1:
-            return False
+            return f"{source} binds {name} more than once"
         kind = found[0].kind
+        lazy = self._lazy_needed(name)
         if kind == "conditional":  # imported under TYPE_CHECKING only: never bound at run time
-            return self.source_lazy and self.target_lazy and name in type_checking_imports(self.source) \
-                and self._free_in_target(name, None)
+            if name not in type_checking_imports(self.source):
+                return f"{source} binds {name} only conditionally"
+            return lazy
         if kind in ("definition", "assign"):  # the class's own module: only a TYPE_CHECKING import reaches it
-            return self.source_lazy and self.target_lazy and self._free_in_target(name, None)
+            return lazy
         stmt = self.source.body[found[0].index]
         small = next(s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom)))
         if not self._free_in_target(name, stmt):
-            return False
+            return f"the target binds {name} otherwise"
         if self.target_lazy or imported_module(small, found[0].alias, self.package).split(".")[0] != \
                 self.checkout.package:
-            return True
-        return self._no_cycle(small, found[0].alias)
+            return None
+        if self._no_cycle(small, found[0].alias):
+            return None
+        return (f"importing {name} into the target at run time closes an import cycle; `from __future__ import "
+                f"annotations` in the target would let it be imported under TYPE_CHECKING")
+
+    def _lazy_needed(self, name: str) -> Optional[str]:
+        """Why `name`, which only a TYPE_CHECKING import can bring to the target, cannot be spelled
+        (None: it can)."""
+        missing = [m for m, lazy in ((Path(self.recipe.source_file).name, self.source_lazy),
+                                     (self.recipe.target_module, self.target_lazy)) if not lazy]
+        if missing:
+            return (f"{name} reaches the target only through an `if TYPE_CHECKING:` import, and "
+                    f"{' and '.join(missing)} lack(s) `from __future__ import annotations`")
+        return None if self._free_in_target(name, None) else f"the target binds {name} otherwise"
 
     def _free_in_target(self, name: str, stmt: Optional[cst.SimpleStatementLine]) -> bool:
         """Whether the target leaves `name` free, or binds it by the same import as `stmt`."""
