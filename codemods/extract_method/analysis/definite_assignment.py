@@ -123,14 +123,16 @@ class Analysis:
             local = self.result_locals[attribute]
             if state is not None and local not in state[0]:
                 raise self.refuse(self._first_write[attribute], f"{attribute} is written on some paths and not "
-                                  f"others: the caller cannot reproduce 'not written'")
+                                  f"others: the caller cannot reproduce 'not written' (with --pass-self NAME "
+                                  f"the function writes it through the instance where the method did)")
             out.results.append(local)
             out.attributes[local] = attribute
         for ret, at, in_finally in self._bare_returns:
             missing = [a for a in written if self.result_locals[a] not in at[0]]
             if missing:
                 raise self.refuse(ret, f"early return where {', '.join(missing)} is not written yet: the returned "
-                                       f"result cannot say 'not written'")
+                                       f"result cannot say 'not written' (with --pass-self NAME the function writes "
+                                       f"through the instance where the method did)")
             if written and in_finally:
                 raise self.refuse(ret, "early return inside a try with a finally block: the finally may still "
                                        "change the results after the return")
