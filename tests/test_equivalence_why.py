@@ -146,7 +146,7 @@ def test_the_tracer_says_where_calls_stopped_and_what_a_test_did():
     why = {b: g["why"] for g in cov.to_json()["why_missed"] for b in g["branches"]}
     assert set(why) == {"function line 5: if true"}
     assert why["function line 5: if true"] == (
-        "`n > y` ran in 2 call(s) but never led this way; it raised in 1 of them: 1 at line 5 `n > y` (why.py:5), "
+        "`n > y` was evaluated in 2 call(s) but never led this way; it raised in 1 of them: 1 at line 5 `n > y` (why.py:5), "
         "raising TypeError: '>' not supported between instances of 'int' and 'str'")
     cov = _traced(source, ("a", 1), ("b", 1), (None, 1), ("1", None)).coverage()
     why = {b: g["why"] for g in cov.to_json()["why_missed"] for b in g["branches"]}

@@ -167,7 +167,7 @@ def _missed_reason(gate: Gate, ends: Ends, fn: ast.AST, unit: str) -> str:
     if ends.calls == 0:
         return f"the {what} was never called"
     if gate.reached:
-        text = f"`{_shorten(gate.text)}` ran in {gate.reached} call(s) but never led this way"
+        text = f"`{_shorten(gate.text)}` was evaluated in {gate.reached} call(s) but never led this way"
         raised = _ranked(gate.raised)
         if raised:
             text += f"; it raised in {sum(n for _, n in raised)} of them: " + _stops_text(raised, fn)
