@@ -181,3 +181,14 @@ def test_the_line_of_a_pair_says_when_the_budget_stopped_it():
     assert pair_line(pair, {"pairs": [pair]}) == \
         "a -> b: equivalent over 4001 configs (the budget: more were left to try); branches before 3/3"
     assert "budget" not in pair_line({**pair, "budget_reached": False}, {"pairs": [pair]})
+
+
+def test_the_static_line_names_a_logger_that_now_gives_another_name():
+    from equivalence.engine.report.report import static_lines
+
+    detail = "reads __name__: pkg.runner before, pkg.binding after"
+    pair = {"static": {"map": [], "residuals": [], "divergent": False, "constants": [
+        {"name": "logger", "equal": True, "detail": detail},
+        {"name": "LIMITS", "equal": True, "detail": "the same statement"}]}}
+    lines = static_lines(pair)
+    assert lines[1] == f"    `logger` {detail} (the same statement; the name it gives differs)" and len(lines) == 2

@@ -424,6 +424,9 @@ def static_lines(p: dict) -> list[str]:
         explained = r.get("explained", r["kind"] == "applied-by-caller")
         out.append(f"    {where} {r['kind']}: `{shown[:100]}` ({'explained' if explained else 'not explained'}"
                    f"{': ' + r['classification'].split(': ', 1)[-1] if explained and r.get('classification') else ''})")
+    for c in static.get("constants", []):
+        if c["equal"] and c["detail"].startswith("reads __name__"):  # a logger: records now carry another name
+            out.append(f"    `{c['name']}` {c['detail']} (the same statement; the name it gives differs)")
     for r in p.get("untold_residuals", []):
         out.append(f"  not proven: {r['line']} {r['kind']}: {r['why']}")
     return out
