@@ -106,6 +106,11 @@ class Extraction:
         return self.files.text(rel)
 
 
+_NO_CALL_TO_READ = ("The proof reads how the method's arguments reach the function off a call of it in the class "
+                    "(the wrapper, or a call site), and this tree calls it only from other modules (--no-wrapper "
+                    "on a method that only other modules call)")
+
+
 def locate(root: Path, source_rel: str, class_name: str, method_name: str,
            function_name: str | None = None, overrides: dict[str, str] | None = None) -> Extraction:
     """Find CLASS.METHOD's logic in the tree at `root` (which holds the top-level package);
@@ -131,17 +136,12 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
         found = _imported_function(tree, module, source_rel, name)
         if found is not None:
             raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} and "
-                              f"no longer calls {found}: not proven. The proof reads how the method's arguments "
-                              f"reach the function off a call of it in the class (the wrapper, or a call site), and "
-                              f"this tree calls it only from other modules (--no-wrapper on a method that only other "
-                              f"modules call)")
+                              f"no longer calls {found}: not proven. {_NO_CALL_TO_READ}")
         elsewhere = _defined_elsewhere(tree, source_rel, name)
         if elsewhere:
             raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} and "
                               f"calls no function {name}, which {', '.join(elsewhere)} define(s) at module level: "
-                              f"if the method went there, not proven. The proof reads how the method's arguments "
-                              f"reach the function off a call of it in the class (the wrapper, or a call site), and "
-                              f"the class calls it nowhere (--no-wrapper on a method that only other modules call)")
+                              f"if the method went there, not proven. {_NO_CALL_TO_READ}")
         raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} "
                           f"and no call of an extracted {name}(...)"
                           + ("" if function_name else " (if the function has another name, pass --name FUNCTION)"))

@@ -76,9 +76,6 @@ class Annotator:
         return (f"left unannotated: {'; '.join(self.left_out)}: the class says so, but "
                 f"{self.recipe.target_module} cannot spell {it}")
 
-    def resolves(self, annotation: str) -> bool:
-        return self.why_not(annotation) is None
-
     def why_not(self, annotation: str) -> Optional[str]:
         """None when every name `annotation` spells resolves in the class's module where step 1
         writes it and can be imported into the target without a new import cycle; else why not."""
@@ -104,13 +101,12 @@ class Annotator:
         if len(found) != 1:
             return f"{source} binds {name} more than once"
         kind = found[0].kind
-        lazy = self._lazy_needed(name)
         if kind == "conditional":  # imported under TYPE_CHECKING only: never bound at run time
             if name not in type_checking_imports(self.source):
                 return f"{source} binds {name} only conditionally"
-            return lazy
+            return self._lazy_needed(name)
         if kind in ("definition", "assign"):  # the class's own module: only a TYPE_CHECKING import reaches it
-            return lazy
+            return self._lazy_needed(name)
         stmt = self.source.body[found[0].index]
         small = next(s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom)))
         if not self._free_in_target(name, stmt):

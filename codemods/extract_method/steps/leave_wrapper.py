@@ -211,11 +211,12 @@ def _drop_unused_target_import(run: "ExtractionRun") -> None:
     modules did): the import step 2 added for the call sites goes. Kept when the user's file
     imported the target module already (a tree at step 2 imports it because step 2 did), or
     when the name appears anywhere but in its import (a string or comment counts: kept)."""
-    alias = run.recipe.target_alias
-    text = run.render(run.module)
-    uses = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(alias)}\b", text)]
-    if len(uses) != 1 or (run.status.done != 2 and re.search(rf"(?<![\w.]){re.escape(alias)}\b", run.original)):
+    if run.static is not None and run.static.sites:  # the class's own call sites call it through the import
         return
+    spelled = re.compile(rf"(?<![\w.]){re.escape(run.recipe.target_alias)}\b")
+    if len(spelled.findall(run.render(run.module))) != 1 or (run.status.done != 2 and spelled.search(run.original)):
+        return
+    alias = run.recipe.target_alias
     run.module = drop_imports(run.module, {alias}, run.ctx.style)
     run.dropped_target_import = True
 

@@ -235,9 +235,8 @@ def _never_empty(fn: ast.AST, iterated: ast.AST) -> str:
     if not isinstance(iterated, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return ""
     name = iterated.id
-    growing = {id(n.value) for n in ast.walk(fn) if isinstance(n, ast.Attribute) and n.attr in _GROWING}
     grows = {id(n.func.value) for n in ast.walk(fn) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Attribute) and id(n.func.value) in growing}
+             and isinstance(n.func, ast.Attribute) and n.func.attr in _GROWING}
     iterates = {id(n.iter) for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor))}
     bound = [n for n in fn.body if isinstance(n, ast.Assign) and len(n.targets) == 1
              and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name]

@@ -10,7 +10,8 @@ code then gets further, and its new keys are explored in turn. Configurations ru
 their number of explicit choices, so the first divergent configuration found for a kind is one
 of the smallest; the variations of a run that reached new code go first, and so do those of an
 input no run read before that the code looked into (a call's result keyed by an argument that
-just took a value: `is_runai_obj_uri((':',))` once `served_model_name` is `(':',)`). Stops when nothing is left to try or after `budget` runs (reported).
+just took a value: `is_runai_obj_uri((':',))` once `served_model_name` is `(':',)`). Stops when
+nothing is left to try or after `budget` runs (reported).
 """
 
 from __future__ import annotations
