@@ -52,6 +52,21 @@ def packages_held(path: Path) -> list[str]:
     return []
 
 
+def not_a_folder(path: Path) -> Optional[str]:
+    """What is wrong with PATH before any layout is tried, else None: missing, or no folder
+    (then what to pass instead: the folder holding the package or a checkout; for a file inside
+    a package, the folder holding its outermost package folder, namespace folders included)."""
+    path = Path(path)
+    if not path.exists():
+        return "no such file or directory"
+    if path.is_dir():
+        return None
+    packages = [p for p in path.resolve().parents if (p / "__init__.py").is_file()]
+    here = f" ({packages[-1].parent} for this file)" if packages else ""
+    return (f"not a directory: PATH is the folder holding the package{here} or a git checkout holding "
+            "python/<package>, not a file in it")
+
+
 def find_root(path: Path, source_file: str) -> Found:
     """`source_file` is relative to the folder holding the package, e.g.
     `sglang/srt/model_executor/model_runner.py`."""

@@ -32,13 +32,13 @@ def cases(tmp_path: Path) -> list[tuple[list[str], str]]:
     empty.mkdir()
     return [
         ([str(missing), str(TREE)], f"{missing}: no such file or directory"),
-        ([str(TREE), str(file)], f"{file}: not a directory"),
+        ([str(TREE), str(file)], f"{file}: {layout.not_a_folder(file)}"),
         ([str(empty), str(TREE)], _not_a_tree(empty)),
         (["--steps", str(missing)], f"{missing}: no such file or directory"),
-        (["--steps", str(file)], f"{file}: not a directory"),
+        (["--steps", str(file)], f"{file}: {layout.not_a_folder(file)}"),
         (["--steps", str(empty)], _not_a_tree(empty)),
         ([*METHOD, str(TREE), str(missing)], f"{missing}: no such file or directory"),
-        ([*METHOD, str(file), str(TREE)], f"{file}: not a directory"),
+        ([*METHOD, str(file), str(TREE)], f"{file}: {layout.not_a_folder(file)}"),
         ([*METHOD, "--steps", str(missing), "--to", "sglang.srt.mem_cache.kv_cache_dtype"],
          f"{missing}: no such file or directory"),
         ([*METHOD, str(empty), str(TREE)],

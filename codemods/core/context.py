@@ -16,7 +16,7 @@ from typing import Optional
 from codemods.core.errors import BadInput
 from codemods.core.formatting import Style, find_style
 from pysource.checkout import Checkout
-from pysource.layout import Found, NotASourceTree, find_root
+from pysource.layout import Found, NotASourceTree, find_root, not_a_folder
 from pysource.parsing import Parses
 
 
@@ -64,10 +64,9 @@ class Context:
 
 def located(path: Path, rel: str) -> Found:
     """`pysource.layout.find_root(path, rel)`, every way PATH can be wrong a `BadInput`."""
-    if not path.exists():
-        raise BadInput("no such file or directory", path)
-    if not path.is_dir():
-        raise BadInput("not a directory", path)
+    wrong = not_a_folder(path)
+    if wrong:
+        raise BadInput(wrong, path)
     try:
         return find_root(path, rel)
     except NotASourceTree as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from equivalence.engine.load.errors import LoadError
+from pysource import layout
 from pysource.classes import find_class_file
 
 
@@ -15,8 +16,9 @@ def find_source(path: Path, class_name: str, module: str | None = None) -> tuple
     package folder itself. The file is `module`'s if given, else the only module of the
     packages there that defines the class at module level."""
     path = Path(path)
-    if not path.is_dir():
-        raise LoadError(f"{path}: {'not a directory' if path.exists() else 'no such file or directory'}")
+    wrong = layout.not_a_folder(path)
+    if wrong:
+        raise LoadError(f"{path}: {wrong}")
     root, found = find_class_file(path, class_name, module)
     if not found:
         what = f"module {module}" if module else f"module defining class {class_name}"

@@ -17,8 +17,9 @@ def find_root(path: Path) -> Path:
     """The folder holding the `sglang` package: the codemod's rule (`pysource.layout`), and
     its messages for a PATH that is missing or no folder."""
     path = Path(path)
-    if not path.is_dir():
-        raise LoadError(f"{path}: {'not a directory' if path.exists() else 'no such file or directory'}")
+    wrong = layout.not_a_folder(path)
+    if wrong:
+        raise LoadError(f"{path}: {wrong}")
     try:
         return layout.find_root(path, RUNNER_PATH).root
     except layout.NotASourceTree as e:

@@ -1,0 +1,65 @@
+"""What a newcomer hits in the first hour, on every command, in a real subprocess: a file
+given as PATH, ... (each: the message, the exit code, and a tree hash for "nothing written")."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+KV_TREE = REPO / "fixtures" / "trees" / "record_dflash"
+RUNNER = "sglang/srt/model_executor/model_runner.py"
+
+
+def tree_hash(root: Path) -> str:
+    """Every path and byte under `root` (folders too: an empty new package counts)."""
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        h.update(str(p.relative_to(root)).encode() + b"\0")
+        if p.is_file():
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def run(*argv, cwd: Path = REPO, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", *map(str, argv)], cwd=cwd, env=env, capture_output=True,
+                          text=True, **kw)
+
+
+def copy(src: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "tree"
+    shutil.copytree(src, dest)
+    return dest
+
+
+# --- a file instead of a folder: what to pass instead --------------------------------------
+
+FILE_COMMANDS = {
+    "extract_method": lambda f: ["codemods.extract_method", f, "ModelRunner.get_loader", "sglang.srt.x"],
+    "extract_kv_dtype": lambda f: ["codemods.extract_kv_dtype", f],
+    "extract_component": lambda f: ["codemods.extract_component", f, "ModelRunner", "sglang.srt.x.X",
+                                    "--methods", "get_loader", "--attr", "x"],
+    "equivalence": lambda f: ["equivalence", f, f],
+    "equivalence --steps": lambda f: ["equivalence", "--steps", f],
+    "equivalence --method": lambda f: ["equivalence", "--method", "ModelRunner.get_loader", f, f],
+}
+
+
+@pytest.mark.parametrize("command", FILE_COMMANDS)
+def test_a_file_as_path_says_which_folder_to_pass(tmp_path, command):
+    root = copy(KV_TREE, tmp_path)
+    before = tree_hash(root)
+    file = root / RUNNER
+    res = run(*FILE_COMMANDS[command](file))
+    assert res.returncode == 2, res.stderr
+    [line] = res.stderr.splitlines()
+    assert f"{file}: not a directory" in line and "the folder holding the package" in line, line
+    assert f"({root} for this file)" in line and "checkout" in line, line
+    assert tree_hash(root) == before
