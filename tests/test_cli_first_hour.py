@@ -27,8 +27,8 @@ def tree_hash(root: Path) -> str:
     return h.hexdigest()
 
 
-def run(*argv, cwd: Path = REPO, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+def run(*argv, cwd: Path = REPO, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     return subprocess.run([sys.executable, "-m", *map(str, argv)], cwd=cwd, env=env, capture_output=True,
                           text=True, **kw)
 
@@ -63,3 +63,35 @@ def test_a_file_as_path_says_which_folder_to_pass(tmp_path, command):
     assert f"{file}: not a directory" in line and "the folder holding the package" in line, line
     assert f"({root} for this file)" in line and "checkout" in line, line
     assert tree_hash(root) == before
+
+
+# --- --commit: each step's subject says the step once ------------------------------------
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+def git_tree(src: Path, tmp_path: Path) -> Path:
+    root = copy(src, tmp_path)
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "fixture"]):
+        subprocess.run(["git", *cmd], cwd=root, check=True, env={**os.environ, **GIT_ENV})
+    return root
+
+
+def test_commit_subjects_say_each_step_once(tmp_path):
+    """A step with nothing to do (step 4 here) still gets its commit, whose subject does not
+    repeat the step the status line and `git log` already number."""
+    root = git_tree(REPO / "fixtures" / "trees" / "method_pass_self", tmp_path)
+    res = run("codemods.extract_method", root, "ModelRunner.make_backend",
+              "sglang.srt.model_executor.runner_parts.attention_setup", "--pass-self", "model_runner", "--commit",
+              env=GIT_ENV)
+    assert res.returncode == 0, res.stderr
+    subjects = subprocess.run(["git", "log", "--format=%s", "-4"], cwd=root, capture_output=True,
+                              text=True).stdout.splitlines()
+    assert len(subjects) == 4 and subjects[0].startswith("Nothing to narrow or tidy after extracting"), subjects
+    for subject in subjects:
+        assert "step" not in subject.lower(), subject
+    committed = [line for line in res.stderr.splitlines() if line.startswith("committed ")]
+    assert len(committed) == 4
+    for line in committed:
+        assert line.lower().count("step") == 1, line

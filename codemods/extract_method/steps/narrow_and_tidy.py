@@ -50,5 +50,5 @@ class NarrowAndTidy(Step["ExtractionRun"]):
                             f"{recipe.function} used {'it' if len(dropped) == 1 else 'them'}")
         if narrowed:
             return "; ".join(narrowed)
-        return (f"Extract {recipe.qualified}, step 4: nothing to narrow or tidy ({source.name} holds "
-                f"nothing only {recipe.function} used)")
+        return (f"Nothing to narrow or tidy after extracting {recipe.qualified} ({source.name} holds "
+                f"nothing only {recipe.function} used)")  # the status line and the commit say "step 4" once
