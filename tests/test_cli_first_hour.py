@@ -95,3 +95,18 @@ def test_commit_subjects_say_each_step_once(tmp_path):
     assert len(committed) == 4
     for line in committed:
         assert line.lower().count("step") == 1, line
+
+
+# --- a class several modules define: the option the user gave -----------------------------
+
+@pytest.mark.parametrize("option", ["--component", "--method"])
+def test_a_class_defined_twice_is_named_with_the_option_given(tmp_path, option):
+    root = copy(REPO / "fixtures" / "components" / "exporter", tmp_path)
+    (root / "sglang" / "srt" / "other.py").write_text("class ModelRunner:\n    pass\n")
+    before = tree_hash(root)
+    res = run("equivalence", option, "ModelRunner.thing", root, root)
+    assert res.returncode == 2, res.stderr
+    [line] = res.stderr.splitlines()
+    assert "class ModelRunner is defined in 2 modules" in line, line
+    assert line.endswith(f"name one: {option} MODULE.ModelRunner.thing"), line
+    assert tree_hash(root) == before

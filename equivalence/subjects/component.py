@@ -14,6 +14,7 @@ CODEMOD_OPTIONS = (("--pass-owner", "pass_owner"), ("--keep-wrappers", "keep_wra
 class ComponentSubject(OfAClass):
     git_files = None
     codemod_name = "codemods.extract_component"
+    option = ("--component", "ATTR")
 
     def __init__(self, args):
         super().__init__(args.component)

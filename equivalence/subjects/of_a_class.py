@@ -10,6 +10,8 @@ from equivalence.subject import Subject
 
 
 class OfAClass(Subject):
+    option = ("--method", "METHOD")  # the option naming the subject, and its last part, for messages
+
     def __init__(self, dotted: str):
         parts = dotted.split(".")  # validate() rejects fewer than two
         self.class_name, self.member = parts[-2:] if len(parts) > 1 else (None, None)
@@ -19,7 +21,8 @@ class OfAClass(Subject):
     def find(self, path: Path) -> tuple[Path, str]:
         """(the folder holding the package, the file defining the class), found once per path."""
         if path not in self._found:
-            self._found[path] = find_source(path, self.class_name, self.module)
+            self._found[path] = find_source(path, self.class_name, self.module,
+                                            (self.option[0], self.member or self.option[1]))
         return self._found[path]
 
     def root(self, path: Path) -> Path:

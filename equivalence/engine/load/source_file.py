@@ -10,11 +10,13 @@ from pysource import layout
 from pysource.classes import find_class_file
 
 
-def find_source(path: Path, class_name: str, module: str | None = None) -> tuple[Path, str]:
+def find_source(path: Path, class_name: str, module: str | None = None,
+                option: tuple[str, str] = ("--method", "METHOD")) -> tuple[Path, str]:
     """(the folder holding the package, the file defining `class_name` relative to it) for the
     PATH a user typed: a folder holding the package, a checkout (PATH/python/...), or the
     package folder itself. The file is `module`'s if given, else the only module of the
-    packages there that defines the class at module level."""
+    packages there that defines the class at module level. `option`: the option the user named the
+    class with, and what follows the class in it, for the message naming one of several modules."""
     path = Path(path)
     wrong = layout.not_a_folder(path)
     if wrong:
@@ -26,6 +28,7 @@ def find_source(path: Path, class_name: str, module: str | None = None) -> tuple
         raise LoadError(f"{path}: no {what} here (looked in the packages of {path}, {path / 'python'}"
                         f"{', and ' + str(path.parent) if package_folder else ''})")
     if len(found) > 1:
+        flag, member = option
         raise LoadError(f"{path}: class {class_name} is defined in {len(found)} modules ({', '.join(found)}); "
-                        f"name one: --method MODULE.{class_name}.METHOD")
+                        f"name one: {flag} MODULE.{class_name}.{member}")
     return root, found[0]
