@@ -171,12 +171,14 @@ def parse_args(argv):
 
 
 def check_paths(args, subject: Subject) -> Series | None:
-    """Each PATH's folder holding the package, or with --git/--commits the revisions: found (or
-    refused, in one line) before torch is imported."""
+    """Each PATH's folder holding the package, or with --git/--commits the revisions, and what each
+    tree must hold (`Subject.check_tree`): found (or refused, in one line) before torch is imported."""
     if args.range:
         return revisions.series(args.trees[0] if args.trees else Path.cwd(), args.range, bool(args.commits))
     for path in [args.steps] if args.steps else args.trees:
         subject.root(path)
+    for path in [args.steps] if args.steps else args.trees:
+        subject.check_tree(path)
     return None
 
 

@@ -31,6 +31,10 @@ class Subject(ABC):
     def root(self, path: Path) -> Path:
         """The folder holding the package in the PATH a user typed; a LoadError says why there is none."""
 
+    def check_tree(self, path: Path) -> None:
+        """Whatever the tree at PATH must hold that can be checked before torch is imported (a
+        method named by --method, spelled right); a LoadError says what is missing."""
+
     @abstractmethod
     def refactor(self) -> Codemod:
         """The codemod `--steps` runs, its API and its steps (CodemodMissing when it is not

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -142,9 +143,12 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
             raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} and "
                               f"calls no function {name}, which {', '.join(elsewhere)} define(s) at module level: "
                               f"if the method went there, not proven. {_NO_CALL_TO_READ}")
+        close = difflib.get_close_matches(method_name, [n.name for n in cls.body if isinstance(
+            n, (ast.FunctionDef, ast.AsyncFunctionDef))], n=3)
         raise LocateError(f"{tree.path(source_rel)}:{cls.lineno}: {class_name} has no method {method_name} "
                           f"and no call of an extracted {name}(...)"
-                          + ("" if function_name else " (if the function has another name, pass --name FUNCTION)"))
+                          + (f": did you mean {' or '.join(close)}?" if close else
+                             "" if function_name else " (if the function has another name, pass --name FUNCTION)"))
     ext = Extraction(tree, source_rel, class_name, method_name, name, cls, method, kind,
                      wrapper=None, alias=None, target_module=None, target_rel=None, function=None,
                      call_sites=[], call=None, function_name_inferred=inferred)

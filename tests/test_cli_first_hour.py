@@ -110,3 +110,19 @@ def test_a_class_defined_twice_is_named_with_the_option_given(tmp_path, option):
     assert "class ModelRunner is defined in 2 modules" in line, line
     assert line.endswith(f"name one: {option} MODULE.ModelRunner.thing"), line
     assert tree_hash(root) == before
+
+
+# --- a misspelled --method: answered before torch is imported, with a did-you-mean ---------
+
+def test_a_method_typo_is_answered_before_torch_with_the_closest_names(tmp_path):
+    root = copy(KV_TREE, tmp_path)
+    before = tree_hash(root)
+    code = ("import sys; from equivalence.cli import main; code = main(sys.argv[1:]); "
+            "print(code, 'torch' in sys.modules)")
+    res = subprocess.run([sys.executable, "-c", code, "--method", "ModelRunner.get_loadr", str(root), str(root)],
+                         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
+    assert res.stdout == "2 False\n", (res.stdout, res.stderr)
+    [line] = res.stderr.splitlines()
+    assert line.startswith(f"equivalence: {root / RUNNER}:") and "has no method get_loadr" in line, line
+    assert line.endswith("did you mean get_loader?"), line
+    assert tree_hash(root) == before

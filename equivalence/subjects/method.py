@@ -4,8 +4,10 @@ codemods.extract_method for `--steps` and every .py file of a git revision."""
 from __future__ import annotations
 
 
+from equivalence.engine.load.errors import LoadError
 from equivalence.subjects.of_a_class import OfAClass
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing
+from pysource.extraction import LocateError, locate
 
 CODEMOD_OPTIONS = (("--to", "to"), ("--rename", "rename"), ("--narrow", "narrow"), ("--pass-self", "pass_self"),
                    ("--move-global", "move_global"), ("--no-wrapper", "no_wrapper"), ("--positional", "positional"))
@@ -37,6 +39,15 @@ class MethodSubject(OfAClass):
             error(f"--rename wants ATTR=PARAM, got {bad[0]!r}")
         if args.fix or args.intended:
             error("--fix and --intended belong to the kv preset (without --method)")
+
+    def check_tree(self, path) -> None:
+        """The method (or its extraction) is there, found by `ast` alone as the loader will find it:
+        a typo is answered at once, with the class's closest method names."""
+        root, source = self.find(path)
+        try:
+            locate(root, source, self.class_name, self.method_name, self.args.name)
+        except LocateError as e:
+            raise LoadError(str(e)) from None
 
     def refactor(self):
         try:
