@@ -126,3 +126,33 @@ def test_a_method_typo_is_answered_before_torch_with_the_closest_names(tmp_path)
     assert line.startswith(f"equivalence: {root / RUNNER}:") and "has no method get_loadr" in line, line
     assert line.endswith("did you mean get_loader?"), line
     assert tree_hash(root) == before
+
+
+# --- a syntax error: every command names the line Python names ------------------------------
+
+SYNTAX_COMMANDS = {
+    "extract_method": lambda t: ["codemods.extract_method", t, "ModelRunner.get_loader",
+                                 "sglang.srt.model_loader.loader_choice", "--dry-run"],
+    "extract_kv_dtype": lambda t: ["codemods.extract_kv_dtype", t, "--dry-run"],
+    "extract_component": lambda t: ["codemods.extract_component", t, "ModelRunner", "sglang.srt.x.Loaders",
+                                    "--methods", "get_loader", "--attr", "loaders", "--dry-run"],
+    "equivalence": lambda t: ["equivalence", t, t],
+    "equivalence --method": lambda t: ["equivalence", "--method", "ModelRunner.get_loader", t, t],
+}
+
+
+@pytest.mark.parametrize("command", SYNTAX_COMMANDS)
+def test_a_syntax_error_is_named_at_the_line_python_names(tmp_path, command):
+    root = copy(KV_TREE, tmp_path)
+    runner = root / RUNNER
+    text = runner.read_text()
+    assert "    def get_loader(self)" in text
+    runner.write_text(text.replace("    def get_loader(self)", "    def get_loader(self", 1))
+    with pytest.raises(SyntaxError) as python:
+        compile(runner.read_text(), str(runner), "exec")
+    before = tree_hash(root)
+    res = run(*SYNTAX_COMMANDS[command](root))
+    assert res.returncode == 2 and res.stdout == "", res.stderr
+    [line] = res.stderr.splitlines()
+    assert f"{runner}:{python.value.lineno}: syntax error: {python.value.msg}" in line, line
+    assert tree_hash(root) == before

@@ -16,10 +16,18 @@ from pysource import parsing
 
 
 def parse(path: Path, text: str) -> cst.Module:
+    """`parse_text(text)`; a syntax error is a `BadInput` naming the line and message Python names
+    (LibCST's parser places an error where its tokenizer gave up, a line or two further on)."""
     try:
         return parse_text(text)
     except cst.ParserSyntaxError as exc:
-        raise BadInput(f"syntax error: {exc.message}", path, exc.raw_line) from None
+        try:
+            parsing.parse(text, str(path))
+        except SyntaxError as python:
+            raise BadInput(f"syntax error: {python.msg}", path, python.lineno) from None
+        except ValueError as python:  # a null byte: Python names no line
+            raise BadInput(f"syntax error: {python}", path) from None
+        raise BadInput(f"LibCST cannot parse this file (Python can): {exc.message}", path, exc.raw_line) from None
 
 
 def parse_text(text: str) -> cst.Module:
