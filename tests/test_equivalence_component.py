@@ -220,3 +220,63 @@ def test_a_private_method_the_owner_still_calls_is_a_sequence_method(tmp_path):
     pair = report["pairs"][0]
     assert pair["component"]["methods"] == ["init_table", "table_row", "_describe"]
     assert run.returncode == 0 and pair["verdict"] == "equivalent", run.stdout + run.stderr
+
+
+TENSOR_MASK = REPO / "fixtures" / "components" / "tensor_mask"
+
+
+def _mask_versions(tmp_path: Path, edit: tuple[str, str] | None = None):
+    """`fixtures/components/tensor_mask` and the codemod's output of it (`edit` applied to the
+    component's file), loaded as the component check loads them."""
+    import shutil
+
+    from codemods.extract_component import ComponentSpec
+    from equivalence.component.check import Component
+    from equivalence.engine.load.source_file import find_source
+
+    after = tmp_path / "after"
+    shutil.copytree(TENSOR_MASK, after)
+    write_plan(refactor(after, ComponentSpec(class_name="ModelRunner", target=(
+        "sglang.srt.model_executor.mask_manager.MaskManager"), methods=("init_mask", "masked"), attr="mask_manager")))
+    if edit is not None:
+        component = after / "sglang/srt/model_executor/mask_manager.py"
+        assert component.read_text().count(edit[0]) == 1
+        component.write_text(component.read_text().replace(*edit))
+    versions = []
+    for label, tree in (("before", TENSOR_MASK), ("after", after)):
+        root, source = find_source(tree, "ModelRunner", None)
+        subject = Component("ModelRunner", "mask_manager", source, None)
+        versions.append(subject.load(root, label))
+    return versions, subject
+
+
+def test_a_moved_method_returning_a_tensor_compares_it_as_a_value(tmp_path):
+    """`fixtures/components/tensor_mask`: the moved methods return real torch tensors, an empty one
+    among them. The comparison crashed (`Boolean value of Tensor with no values is ambiguous`);
+    tensors compare by dtype, device, shape and elements (values.same): the codemod's output is
+    equivalent, every branch run, and its mutants are killed."""
+    from equivalence.component.check import check
+
+    versions, subject = _mask_versions(tmp_path)
+    report = check(versions, [(versions[0], versions[1])], subject, mutants=True, budget=2000)
+    pair = report["pairs"][0]
+    assert pair["verdict"] == "equivalent" and pair["divergences"] == [], pair
+    assert all(c["hit"] == c["branches"] == 4 for c in pair["coverage"].values()), pair["coverage"]
+    assert report["mutants"]["killed"] == report["mutants"]["total"] > 0
+
+
+@pytest.mark.parametrize("edit", [
+    ("torch.ones(rows, dtype=torch.int32)", "torch.ones(rows, dtype=torch.int64)"),  # equal elements, other dtype
+    ("torch.empty(0, dtype=torch.int32)", "torch.empty(0, dtype=torch.float32)"),  # empty, other dtype
+    ("return self.mask * fill", "return self.mask * fill + 1"),  # other elements
+], ids=["dtype", "empty-dtype", "elements"])
+def test_a_moved_method_returning_another_tensor_is_divergent(tmp_path, edit):
+    from equivalence.component.check import check
+
+    versions, subject = _mask_versions(tmp_path, edit)
+    pair = check(versions, [(versions[0], versions[1])], subject, budget=2000)["pairs"][0]
+    assert pair["verdict"] == "divergent"
+    returns = [d for d in pair["divergences"] if d["kind"] == "different-return"]
+    assert returns, pair["divergences"]
+    shown = [c["returned"] for d in returns for side in ("before", "after") for c in d[side]["calls"]]
+    assert any(str(r).startswith("tensor(") for r in shown), shown

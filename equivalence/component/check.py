@@ -35,6 +35,7 @@ from equivalence.component.explore import explore
 from equivalence.engine.run.explore import size
 from equivalence.engine.run.pairs import ArcTracer, run_both
 from equivalence.engine.run.observe import Observation, capture_logs
+from equivalence.engine.world.values import same
 from equivalence.engine.world.world import ABSENT, Domains, describe, value
 
 MUTANTS = 30
@@ -179,27 +180,27 @@ def classify(before: Observation, after: Observation, eager: set[str] = frozense
     (the classes keeping the moved state in each version, its names)."""
     if before.not_modelled or after.not_modelled:
         return NOT_MODELLED
-    if before == after:
+    if same(before, after):
         return "equal"
-    if before.exception != after.exception:
+    if not same(before.exception, after.exception):
         if before.exception is None and after.exception is not None and after.exception[0] == "AttributeError" \
                 and any((read or {}).get(k) == ABSENT for k in eager):
             return EAGER
         return "different-construction"
     unset = False
     for b, a in zip(before.returned, after.returned):
-        if b[0] != a[0]:
+        if not same(b[0], a[0]):
             if b[0] is None or a[0] is None or b[0][0] != a[0][0]:
                 return "different-outcome"
             if not _unset_state(b[0], a[0], *kept):
                 return "different-exception-message"
             unset = True
             continue
-        if b[1] != a[1]:
+        if not same(b[1], a[1]):
             return "different-return"
     if len(before.returned) != len(after.returned):
         return "different-outcome"
-    if unset and before.events == after.events and before.state == after.state:
+    if unset and same(before.events, after.events) and same(before.state, after.state):
         return UNSET_STATE
     return kind_of_effects(before, after)
 

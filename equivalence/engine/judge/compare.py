@@ -12,13 +12,15 @@ caller's code, which effects and reads they concern):
   body read on some paths only: the calls the arguments make are set aside before comparing,
   and with an attribute the configuration made absent, the after version fails with that
   AttributeError before any other effect.
-Everything else is a divergence, named by what differs first.
+Everything else is a divergence, named by what differs first. Every comparison of observed values
+goes through `values.same` (a tensor compares by dtype, device, shape and elements).
 """
 
 from __future__ import annotations
 
 from equivalence.engine.load.version import Caller
 from equivalence.engine.run.observe import Observation
+from equivalence.engine.world.values import same
 from equivalence.engine.world.world import ABSENT
 
 EQUAL = "equal"
@@ -79,20 +81,20 @@ def classify(before: Observation, after: Observation, caller: Caller, read: dict
     body, on some path): only those can be an eager read when they raise up front."""
     if before.not_modelled or after.not_modelled:
         return NOT_MODELLED
-    if before == after:
+    if same(before, after):
         return EQUAL
     b_events = _without_calls(before.events, caller.eager_calls)
     a_events = _without_calls(after.events, caller.eager_calls)
-    eager_calls = (b_events, a_events) != (before.events, after.events)
-    same_end = (before.exception == after.exception and before.returned == after.returned
-                and before.handed_on == after.handed_on)
-    if same_end and a_events == b_events and before.state == after.state and eager_calls:
+    eager_calls = len(b_events) != len(before.events) or len(a_events) != len(after.events)
+    same_end = (same(before.exception, after.exception) and same(before.returned, after.returned)
+                and same(before.handed_on, after.handed_on))
+    if same_end and same(a_events, b_events) and same(before.state, after.state) and eager_calls:
         return EAGER
-    if same_end and a_events == deferred_trace(b_events, before.exception, caller.applied):
-        if before.exception is None and before.state == after.state:
+    if same_end and same(a_events, deferred_trace(b_events, before.exception, caller.applied)):
+        if before.exception is None and same(before.state, after.state):
             return DEFERRED
         if before.exception is not None and \
-                _state_without(before.state, caller.applied) == _state_without(after.state, caller.applied):
+                same(_state_without(before.state, caller.applied), _state_without(after.state, caller.applied)):
             return DEFERRED
     if _eager_absent(after, a_events, caller, read):
         return EAGER
@@ -114,13 +116,13 @@ def _eager_absent(after: Observation, a_events: tuple, caller: Caller, read: dic
 
 
 def kind_of_difference(before: Observation, after: Observation) -> str:
-    if before.exception != after.exception:
+    if not same(before.exception, after.exception):
         if before.exception is None or after.exception is None or before.exception[0] != after.exception[0]:
             return "different-outcome"
         return "different-exception-message"
-    if before.returned != after.returned:
+    if not same(before.returned, after.returned):
         return "different-return"
-    if before.handed_on != after.handed_on:
+    if not same(before.handed_on, after.handed_on):
         return "different-handed-on"
     return kind_of_effects(before, after)
 
@@ -130,8 +132,8 @@ def kind_of_effects(before: Observation, after: Observation) -> str:
     their effects, else their state."""
     for kind, label in (("set", "different-writes"), ("call", "different-calls"), ("log", "different-logs")):
         mine = lambda o: [e for e in o.events if e[0] == kind]  # noqa: E731
-        if mine(before) != mine(after):
+        if not same(mine(before), mine(after)):
             return label
-    if before.events != after.events:
+    if not same(before.events, after.events):
         return "different-effect-order"
     return "different-state"

@@ -24,6 +24,7 @@ from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.world.standins import CURRENT, Environ, OsProxy, PartlyRealModule, traced_class
 from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
+from equivalence.engine.world.values import same
 from equivalence.engine.world.world import OPAQUE, NONE, Absent, Domains, Hints, World, canon
 
 
@@ -38,6 +39,18 @@ class Observation:
     # the exception was raised while the caller evaluated the arguments of the extracted call
     # (before the function ran): the line and the argument, for eager-read (not compared)
     in_arguments: str = field(default="", compare=False)
+
+    def __eq__(self, other):
+        """Value by value (`values.same`: a tensor by its dtype, device, shape and elements)."""
+        if not isinstance(other, Observation):
+            return NotImplemented
+        return same(self.compared(), other.compared())
+
+    def compared(self) -> tuple:
+        return self.events, self.exception, self.returned, self.state, self.not_modelled, self.handed_on
+
+    def __hash__(self):
+        return hash((len(self.events), self.exception, len(self.state)))
 
     def summary(self) -> dict:
         from equivalence.engine.world.world import json_value

@@ -26,6 +26,8 @@ import re
 import types
 from dataclasses import dataclass, field
 
+from equivalence.engine.world.values import elementwise, snapshot
+
 OPAQUE = ("opaque",)
 ABSENT = ("absent",)
 NONE = ("value", None)
@@ -132,6 +134,9 @@ def canon(v, depth: int = 0):
     key = key_of(v)
     if key is not None:
         return f"<{key}>"
+    array = snapshot(v)  # a tensor, an array: a copy, compared as such (values.same)
+    if array is not None:
+        return array
     if depth > 4:
         return f"<{type(v).__name__}>"
     if isinstance(v, (list, tuple)):
@@ -150,9 +155,9 @@ def canon(v, depth: int = 0):
         return f"<{type(v).__name__}>"
     try:
         hash(v)
-        return v  # torch dtypes, enums, ...: compared by value
     except TypeError:
         return f"<{type(v).__name__}>"
+    return elementwise(v) or v  # torch dtypes, enums, ...: compared by value
 
 
 def canon_args(args: tuple, kwargs: dict) -> str:

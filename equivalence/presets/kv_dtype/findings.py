@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from equivalence.engine.run.observe import Observation
+from equivalence.engine.world.values import same
 from equivalence.engine.world.world import ABSENT, describe, value
 from equivalence.presets.kv_dtype.finding_ids import FP4, KEYERROR
 from equivalence.presets.kv_dtype.hints import DRAFT, DTYPE, FIXED, FP8, HIP, KV, MODEL, SPEC, TORCH, size_key
@@ -66,7 +67,7 @@ def fp4_fallback(observed: Observed, configs) -> tuple[set, dict]:
         if not any(e[0] == "log" and "'auto'" in str(e[2]) for e in obs.events):
             continue  # this version does not announce a fallback to auto here
         auto = observed(frozenset({**choices, KV: value("auto")}.items()))
-        if kv_effect(obs) != kv_effect(auto):
+        if not same(kv_effect(obs), kv_effect(auto)):
             hits.add(config)
             pairs[config] = (obs, auto)
     return hits, pairs

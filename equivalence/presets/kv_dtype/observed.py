@@ -5,6 +5,7 @@ or by writing `self.server_args.kv_cache_dtype`), its logs and exception."""
 from __future__ import annotations
 
 from equivalence.engine.run.observe import Observation
+from equivalence.engine.world.values import same
 from equivalence.engine.world.world import json_value
 
 RECORD = "self._record_kv_cache_dtype"
@@ -45,8 +46,8 @@ def refine(kind: str, before: Observation, after: Observation) -> str:
     """A divergence named by what the review looks at: the dtype, then the recorded string."""
     if kind in ("different-outcome", "different-exception-message"):
         return kind
-    if final_dtype(before) != final_dtype(after):
+    if not same(final_dtype(before), final_dtype(after)):
         return "different-kv-cache-dtype"
-    if recorded(before) != recorded(after):
+    if not same(recorded(before), recorded(after)):
         return "different-resolved-string"
     return kind
