@@ -76,10 +76,12 @@ examples:
 exit codes:
   0  equivalent (every difference classified, every branch of both versions run)
   1  divergent (a difference the extraction does not explain, a changed moved module global,
-     an unintended fix delta or one that is not the fix its finding asks for, a mutant that
-     survived --mutants); divergences win over an incomplete check, and both are reported
+     an unintended fix delta or one that is not the fix its finding asks for); divergences win
+     over an incomplete check, and both are reported
   2  incomplete: verdict "inconclusive" (no divergence, but a branch of either version was
-     never run, or the code reached a value the harness only stubs); could not load a version
+     never run, or the code reached a value the harness only stubs, or the --mutants self-check
+     let a mutant through or called a control divergent: "equivalent, but the self-check let
+     3 of 16 mutants through: not proven"); could not load a version
      (file and line named); bad usage; torch or hypothesis not installed (one line gives the
      install command); with --git/--commits: not a git checkout, an unknown revision, an empty
      range, a revision without the class or method
@@ -230,9 +232,10 @@ def run(args, subject: Subject, series: Series | None, work: Path) -> dict:
 
 
 def exit_code(report: dict) -> int:
-    """1 when anything diverges (a real divergence, an unintended fix delta, a surviving mutant),
-    even if some branches were also never run or some values not modelled (both are reported);
-    else 2 when the check is incomplete (verdict "inconclusive"); else 0."""
+    """What the report's verdict says (report.verdict_of, which weighs the self-check in): 1 when
+    divergent (a real divergence, an unintended fix delta), even if some branches were also never
+    run or some values not modelled (both are reported); 0 when equivalent; else 2 (inconclusive,
+    not proven by a failed self-check, could not run). Why, on stderr."""
     real = [d["kind"] for p in report["pairs"] for d in p["divergences"]]
     mutants = report.get("mutants")
     survived = mutants["total"] - mutants["killed"] if mutants else 0
@@ -255,8 +258,4 @@ def exit_code(report: dict) -> int:
     if real:
         print(f"equivalence: divergent: {len(real)} kind(s) of difference the extraction does not explain",
               file=sys.stderr)
-    if real or survived or controls:
-        return 1
-    if report["verdict"] != "equivalent":
-        return 2
-    return 0
+    return {"divergent": 1, "equivalent": 0}.get(report["verdict"], 2)

@@ -127,8 +127,8 @@ def test_lengths_conversions_and_chains_of_literals(tmp_path):
 def test_case_and_extension_of_a_literal_and_a_platform_attribute(tmp_path):
     code, report, _ = run(tmp_path, "resolve_kv_dtype", moved(tmp_path / "after", "resolve_kv_dtype"), "--mutants")
     # (one mutant cannot be killed: getattr's default None becoming a string the tests never accept)
-    assert report["verdict"] == "equivalent"
     (pair,) = report["pairs"]
+    assert pair["verdict"] == "equivalent"
     assert full(pair) and killed_all(report, 0.9)
     assert pair["inputs"]["torch.float4_e2m1fn_x2"] == ["torch.float4_e2m1fn_x2", "<absent>"]
     assert {"FP8", "fp8", "FP8x"} <= set(pair["inputs"]["self.quant_config.kv_cache_quant_algo"])
@@ -188,8 +188,13 @@ def test_controls_survive_and_a_self_check_that_does_not_run_them_fails(tmp_path
     import equivalence.engine.check as check
 
     monkeypatch.setattr(check, "survives", lambda *args, **kwargs: None)
-    code, report, _ = run(tmp_path, "reserve_mb", after, "--mutants")
-    assert code == 1 and report["mutants"]["controls"]["survived"] == 0
+    code, report, md = run(tmp_path, "reserve_mb", after, "--mutants")
+    assert report["mutants"]["controls"]["survived"] == 0
+    # the verdict says so, and the exit status with it: not proven (2), not "equivalent"
+    assert (code, report["verdict"]) == (2, "inconclusive") and report["pairs"][0]["verdict"] == "equivalent"
+    assert report["verdict_line"] == ("equivalent, but the self-check called 4 of 4 controls (edits that change "
+                                      "nothing) divergent: not proven")
+    assert f"## Equivalence check: **{report['verdict_line']}**" in md
 
 
 def test_on_a_divergent_pair_a_mutant_is_killed_only_by_a_new_difference(tmp_path):

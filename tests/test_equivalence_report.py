@@ -135,16 +135,29 @@ def test_dflash_fixture_step_by_step(tmp_path):
             assert cov["missed"] == []
 
 
-def test_a_surviving_mutant_fails_the_run(monkeypatch, capsys):
-    """--mutants is a self-check: if the harness misses a mutant, its 'equivalent' is not trusted."""
+def test_a_surviving_mutant_fails_the_run_and_the_verdict_says_so(monkeypatch, capsys, tmp_path):
+    """--mutants is a self-check: if the harness misses a mutant, its 'equivalent' is not trusted.
+    The verdict says so in words, in the terminal, the Markdown and the JSON, and the exit status
+    says the same: not proven (2), never "equivalent" with a failing exit."""
     import equivalence.presets.kv_dtype.check as run
 
     monkeypatch.setattr(run, "run_mutants", lambda *a: {
-        "total": 2, "killed": 1,
-        "survivors": [{"id": "flip", "description": "a flipped comparison", "reason": "no divergence found"}]})
-    code = main([str(FIXTURES / "record_call"), str(FIXTURES / "record_call_after"), "--mutants"])
-    assert code == 1
-    assert "1 mutant(s) survived" in capsys.readouterr().err
+        "total": 16, "killed": 13, "not_applicable": [],
+        "survivors": [{"id": f"flip{i}", "description": "a flipped comparison", "reason": "no divergence found"}
+                      for i in range(3)]})
+    code = main([str(FIXTURES / "record_call"), str(FIXTURES / "record_call_after"), "--mutants",
+                 "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md")])
+    out, err = capsys.readouterr()
+    words = "equivalent, but the self-check let 3 of 16 mutants through: not proven"
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert code == 2 and (report["verdict"], report["verdict_line"]) == ("inconclusive", words)
+    assert report["pairs"][0]["verdict"] == "equivalent"  # the pair's own runs found nothing
+    assert report["self_check"] == {"passed": False, "failures": ["let 3 of 16 mutants through"]}
+    assert out.rstrip().splitlines()[-1] == f"verdict: {words}"
+    md = (tmp_path / "r.md").read_text()
+    assert md.startswith(f"## Equivalence check: **{words}**")
+    assert "### Self-check: 13/16 mutants killed — failed: it let 3 of 16 mutants through" in md
+    assert "3 mutant(s) survived" in err
 
 
 def test_steps_checks_the_codemods_one_shot_output_last(tmp_path, monkeypatch):

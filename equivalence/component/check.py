@@ -29,7 +29,7 @@ from equivalence.engine.judge.compare import (CLASSIFIED, EAGER, NOT_MODELLED, U
                                               kind_of_effects)
 from equivalence.engine.load.errors import LoadError
 from equivalence.engine.load.literals import fixed_names
-from equivalence.engine.report.report import COULD_NOT_RUN, EXPLAIN, overall
+from equivalence.engine.report.report import COULD_NOT_RUN, EXPLAIN, verdict_of
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
 from equivalence.component.explore import explore
 from equivalence.engine.run.explore import size
@@ -432,7 +432,7 @@ def check(versions: list[Loaded], pairs: list[tuple[Loaded, Loaded]], subject: C
     finally:
         restore()
     report_pairs = [pair_json(r, s) for r, s in results]
-    report = {"verdict": overall([p["verdict"] for p in report_pairs]), "pairs": report_pairs}
+    report = {**verdict_of([p["verdict"] for p in report_pairs], mutant_report), "pairs": report_pairs}
     if mutant_report is not None:
         report["mutants"] = mutant_report
     return report

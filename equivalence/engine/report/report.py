@@ -57,6 +57,45 @@ def overall(verdicts: list[str]) -> str:
     return "equivalent"
 
 
+def self_check_failures(mutants: dict | None) -> list[str]:
+    """What the self-check (--mutants) got wrong, in words: mutants it let through, controls (edits
+    that change nothing) it called divergent. Empty when it passed or did not run."""
+    if not mutants:
+        return []
+    out = []
+    survived = mutants["total"] - mutants["killed"]
+    if survived:
+        out.append(f"let {survived} of {mutants['total']} mutants through")
+    controls = mutants.get("controls") or {}
+    if controls.get("killed"):
+        out.append(f"called {len(controls['killed'])} of {controls['total']} controls (edits that change nothing) "
+                   f"divergent")
+    return out
+
+
+def verdict_of(verdicts: list[str], mutants: dict | None) -> dict:
+    """The report's one verdict, from its pairs' verdicts and the self-check: `verdict` (what the
+    exit status says: equivalent 0, divergent 1, anything else 2) and `verdict_line` (the same in
+    words). A self-check that failed leaves no pair equivalent proven: "equivalent, but the
+    self-check let 3 of 16 mutants through: not proven" is inconclusive; a divergence stays one."""
+    verdict = overall(verdicts)
+    failed = self_check_failures(mutants)
+    out = {"verdict": verdict, "verdict_line": verdict}
+    if mutants is not None:
+        out["self_check"] = {"passed": not failed, "failures": failed}
+    if failed and verdict == "equivalent":
+        out.update(verdict="inconclusive", verdict_line=f"equivalent, but the self-check {' and '.join(failed)}: "
+                                                         f"not proven")
+    elif failed:
+        out["verdict_line"] = f"{verdict}, and the self-check {' and '.join(failed)}"
+    return out
+
+
+def verdict_line(report: dict) -> str:
+    """The verdict in words (a report made before `verdict_line` existed: its verdict)."""
+    return report.get("verdict_line", report["verdict"])
+
+
 def _entry(result: PairResult, kind: str, render: Render) -> dict:
     diff = result.differences[kind]
     if render.rank is None:
@@ -180,7 +219,7 @@ def not_run_json(before: str, after: str, reason: str) -> dict:
 def build(results: list[tuple], mutants: dict | None) -> dict:
     """`results`: per pair, (PairResult, static check), or (before label, after label, why it could not run)."""
     pairs = [not_run_json(*r) if len(r) == 3 else pair_json(*r) for r in results]
-    report = {"verdict": overall([p["verdict"] for p in pairs]), "pairs": pairs}
+    report = {**verdict_of([p["verdict"] for p in pairs], mutants), "pairs": pairs}
     if mutants is not None:
         report["mutants"] = mutants
     return report
@@ -258,7 +297,7 @@ def _cell(text) -> str:
 def summary_table(report: dict) -> list[str]:
     """The verdict, the revisions checked (with --git/--commits), what was compared and one row
     per pair: the head of every Markdown report."""
-    out = [f"## Equivalence check: **{report['verdict']}**", ""]
+    out = [f"## Equivalence check: **{verdict_line(report)}**", ""]
     for line in revision_lines(report, lambda s: f"`{s}`"):
         out += [f"**{line}**" if line.startswith("Divergence") else line, ""]
     for line in compared_lines(report, lambda s: f"`{s}`"):
@@ -366,7 +405,7 @@ def markdown(report: dict) -> str:
             out += ["", f"### Static check: not done ({p['static']['error']})"]
     if "mutants" in report:
         m = report["mutants"]
-        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed"]
+        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed" + self_check_heading(report)]
         if m.get("note"):
             out.append(f"- note: {m['note']}")
         if "controls" in m:
@@ -492,5 +531,11 @@ def terminal(report: dict) -> str:
             c = m["controls"]
             lines.append(f"controls: {c['survived']}/{c['total']} survived (they change nothing)"
                          + "".join(f"; KILLED {k['id']}" for k in c["killed"]))
-    lines.append(f"verdict: {report['verdict']}")
+    lines.append(f"verdict: {verdict_line(report)}")
     return "\n".join(lines)
+
+
+def self_check_heading(report: dict) -> str:
+    """The self-check's heading's end: what it got wrong, when it failed."""
+    failed = report.get("self_check", {}).get("failures")
+    return f" — failed: it {' and '.join(failed)}" if failed else ""

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 from equivalence.engine.report.report import EXPLAIN as ENGINE_EXPLAIN
-from equivalence.engine.report.report import (Render, compared_lines, difference_sections, missed_lines, overall,
+from equivalence.engine.report.report import (Render, compared_lines, difference_sections, missed_lines,
                                               pair_json, pair_line, revision_lines, static_items, static_lines,
-                                              summary_table, why_missed_lines)
+                                              self_check_heading, summary_table, verdict_line, verdict_of,
+                                              why_missed_lines)
 from equivalence.presets.kv_dtype.findings import Finding
 from equivalence.presets.kv_dtype.hints import size_key, to_json
 from equivalence.presets.kv_dtype.observed import summary
@@ -68,7 +69,7 @@ def build(results: list, findings: list[Finding], mutants: dict | None, literals
             pair["intended"] = result.intended
         pairs.append(pair)
     report = {
-        "verdict": overall([p["verdict"] for p in pairs]),
+        **verdict_of([p["verdict"] for p in pairs], mutants),
         "pairs": pairs,
         "findings": [finding_json(f) for f in findings if not f.fixed_in],
     }
@@ -127,7 +128,8 @@ def markdown(report: dict) -> str:
                    + ("" if f["fix_as_specified"] else " — **not** the fix the finding asks for"))
     if "mutants" in report:
         m = report["mutants"]
-        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed" + _not_applicable(m)]
+        out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed" + _not_applicable(m)
+                + self_check_heading(report)]
         for s in m["survivors"]:
             out.append(f"- survived: {s['id']} ({s['reason']})")
     return "\n".join(out) + "\n"
@@ -162,5 +164,5 @@ def terminal(report: dict) -> str:
         m = report["mutants"]
         lines.append(f"mutants: {m['killed']}/{m['total']} killed" + _not_applicable(m)
                      + "".join(f"; survived {s['id']}" for s in m["survivors"]))
-    lines.append(f"verdict: {report['verdict']}")
+    lines.append(f"verdict: {verdict_line(report)}")
     return "\n".join(lines)
