@@ -7,3 +7,7 @@ equivalence --method`); `component/` checks a component extraction on it (sequen
 `--component`); `presets/kv_dtype/` is PR #31147's preset on it (the values of its inputs, its
 findings, fixes' deltas and mutants). See docs/proof.md.
 """
+
+from pysource.commands import one_line_on_interrupt
+
+one_line_on_interrupt(__name__, "equivalence: interrupted")  # a Ctrl-C while it imports

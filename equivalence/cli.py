@@ -194,6 +194,9 @@ def main(argv=None) -> int:
     except (LoadError, RevisionError) as e:
         print(f"equivalence: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # reading the trees, importing torch: nothing made yet
+        print("equivalence: interrupted; nothing was written", file=sys.stderr)
+        return 128 + signal.SIGINT
     try:
         with temporary_workdir() as work, Parses():  # each text parsed once in the run
             report = run(args, subject, series, work)

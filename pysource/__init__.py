@@ -5,6 +5,7 @@
 `names` (the names code binds and reads), `classes` (a class, its members and bases),
 `extraction` (where a version keeps a method's logic: the shapes an extraction goes through),
 `receivers` (what an expression is an instance of), `text_search` (a pattern tried only near the
-name it spells), `parsing` (each text parsed once per run).
+name it spells), `parsing` (each text parsed once per run), `commands` (a command's one line
+on a Ctrl-C while it imports).
 Nothing here imports LibCST, torch, or the codemods and the harness that use it.
 """

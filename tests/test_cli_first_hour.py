@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -156,3 +158,93 @@ def test_a_syntax_error_is_named_at_the_line_python_names(tmp_path, command):
     [line] = res.stderr.splitlines()
     assert f"{runner}:{python.value.lineno}: syntax error: {python.value.msg}" in line, line
     assert tree_hash(root) == before
+
+
+# --- Ctrl-C: one line, exit 130, nothing written ---------------------------------------------
+
+METHOD_TREE = REPO / "fixtures" / "trees" / "method_one_result"
+METHOD_ARGS = ["ModelRunner.bind_threads", "sglang.srt.utils.numa_utils"]
+
+
+def interrupted_while_importing(argv: list[str], module: str) -> subprocess.CompletedProcess:
+    """`python -m ARGV` sent SIGINT once `-X importtime` shows it importing `module` (the command's
+    package is imported by then, its own heavy imports are not done)."""
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", *map(str, argv)], cwd=REPO,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if re.search(rf"\|\s+{module}(\.|$)", line.rstrip()):
+            break
+    else:
+        raise AssertionError(f"never imported {module}: {''.join(seen)[-2000:]}")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _said(res) -> list[str]:
+    """stderr without `-X importtime`'s lines."""
+    return [ln for ln in res.stderr.splitlines() if not ln.startswith("import time:")]
+
+
+@pytest.mark.parametrize("command", ["codemods.extract_method", "codemods.extract_kv_dtype", "equivalence"])
+def test_a_ctrl_c_while_importing_is_one_line_and_130(tmp_path, command):
+    root = copy(METHOD_TREE if command == "codemods.extract_method" else KV_TREE, tmp_path)
+    before = tree_hash(root)
+    argv = {"codemods.extract_method": [command, root, *METHOD_ARGS],
+            "codemods.extract_kv_dtype": [command, root],
+            "equivalence": [command, "--method", "ModelRunner.get_loader", root, root]}[command]
+    res = interrupted_while_importing(argv, "torch" if command == "equivalence" else "libcst")
+    said = _said(res)
+    assert res.returncode == 130, res.stderr[-3000:]
+    assert len(said) == 1 and said[0].startswith("equivalence: interrupted" if command == "equivalence"
+                                                 else "interrupted; nothing was written"), said
+    assert tree_hash(root) == before
+
+
+# in the child: a Ctrl-C (a real SIGINT to itself) at the chosen point of the run
+CTRL_C = """
+import os, signal, sys
+point = sys.argv[1]
+from codemods.extract_method import pipeline
+from codemods.core import command
+
+def ctrl_c(real):
+    def wrapped(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real(*args, **kwargs)
+    return wrapped
+
+if point == "planning":
+    pipeline._run_steps = ctrl_c(pipeline._run_steps)
+else:  # the second commit
+    real, calls = command.commit, []
+    def commit(*args):
+        calls.append(1)
+        return (ctrl_c(real) if len(calls) == 2 else real)(*args)
+    command.commit = commit
+from codemods.extract_method.__main__ import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_a_ctrl_c_while_planning_writes_nothing(tmp_path):
+    root = copy(METHOD_TREE, tmp_path)
+    before = tree_hash(root)
+    res = subprocess.run([sys.executable, "-c", CTRL_C, "planning", str(root), *METHOD_ARGS], cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
+    assert res.returncode == 130 and res.stderr.splitlines()[-1] == "interrupted; nothing was written", res.stderr
+    assert "Traceback" not in res.stderr
+    assert tree_hash(root) == before
+
+
+def test_a_ctrl_c_between_commits_says_which_steps_are_committed(tmp_path):
+    root = git_tree(METHOD_TREE, tmp_path)
+    res = subprocess.run([sys.executable, "-c", CTRL_C, "commit", str(root), *METHOD_ARGS, "--commit"], cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}, capture_output=True, text=True)
+    assert res.returncode == 130 and "Traceback" not in res.stderr, res.stderr
+    last = res.stderr.splitlines()[-1]
+    assert last.startswith("interrupted while committing step 2") and "Committed before it: step 1." in last, last
+    assert "Not written: step 3, step 4." in last, last

@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from codemods.core.output import print_diff, status
-from codemods.core.errors import EXIT_OK, BadInput, Conflicts
+from codemods.core.errors import EXIT_OK, BadInput, Conflicts, Interrupted
 from codemods.core.gitops import check_clean_repo, commit
 from codemods.core.plan import Plan
 from codemods.core.writer import JOURNAL, recover, write_files
@@ -56,7 +56,8 @@ def _label(step) -> str:
 
 
 def commit_steps(plan: Plan) -> None:
-    """One commit per step; a failure says exactly which steps are committed and which are not."""
+    """One commit per step; a failure, or a Ctrl-C, says exactly which steps are committed and
+    which are not."""
     originals = dict(plan.originals)
     done: list[str] = []
     for i, step in enumerate(plan.steps):
@@ -68,11 +69,18 @@ def commit_steps(plan: Plan) -> None:
             _write(plan.root, step.changes, originals, f" {what}")
         except WriteFailed as exc:
             raise BadInput(exc.why + "." + state) from None
+        except KeyboardInterrupt:  # the write restored its files
+            if not done:
+                raise  # nothing written: run_command's one line
+            raise Interrupted(f"interrupted before {what} was written." + state) from None
         try:
             commit(plan.root, list(step.changes), step.subject)
         except BadInput as exc:
             raise BadInput(f"{exc.why}: {what}'s changes are written to the working tree but not committed."
                            + state, exc.path) from None
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted while committing {what}: its changes are written to the working tree "
+                              "(`git log -1` says whether they were committed)." + state) from None
         originals.update(step.changes)
         done.append(what)
         status(f"committed {what}: {step.subject}")
@@ -109,7 +117,7 @@ def apply_plan(args, plan: Plan) -> int:
     if args.commit:
         commit_steps(plan)
         return EXIT_OK
-    _write(plan.root, plan.changes, plan.originals)
+    _write(plan.root, plan.changes, plan.originals)  # a Ctrl-C in it restores every file
     for path in plan.changes:
         status(f"wrote {path}")
     return EXIT_OK

@@ -11,6 +11,7 @@ EXIT_BAD_INPUT = 2
 EXIT_REFUSED = 3
 EXIT_NO_METHOD = 4
 EXIT_ALREADY_APPLIED = 5
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT (pysource.commands)
 
 
 class CodemodError(Exception):
@@ -53,6 +54,12 @@ class AlreadyApplied(CodemodError):
     """The tree already has the refactoring: nothing to do."""
 
     exit_code = EXIT_ALREADY_APPLIED
+
+
+class Interrupted(CodemodError):
+    """Ctrl-C once something was written (a `--commit` run's first commits): what is where."""
+
+    exit_code = EXIT_INTERRUPTED
 
 
 @dataclass(frozen=True, order=True)

@@ -4,8 +4,9 @@
 - `--dry-run` prints the unified diff alone on stdout (`print_diff`), its paths relative to
   the git work tree holding PATH (else to PATH), so that `... --dry-run | git apply`, run
   there, writes exactly what a real run would;
-- errors print one line on stderr and exit with their code, and a closed stdout (`| head`)
-  stops quietly with 141, like a command killed by SIGPIPE (`run_command`).
+- errors print one line on stderr and exit with their code, a closed stdout (`| head`)
+  stops quietly with 141, like a command killed by SIGPIPE, and a Ctrl-C says in one line what
+  was written (nothing, but for a `--commit` run's commits) and exits 130 (`run_command`).
 
 A command's `main` reads::
 
@@ -21,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional
 
-from codemods.core.errors import EXIT_BAD_INPUT, EXIT_REFUSED, CodemodError
+from codemods.core.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_REFUSED, CodemodError
 from pysource.checkout import git_work_tree
 
 EXIT_BROKEN_PIPE = 141
@@ -36,11 +37,15 @@ def status(message: str) -> None:
 def run_command(run: Callable[[], int]) -> int:
     """Run a command's body and return its exit code: a `CodemodError` prints its message
     (`error: ` for bad input and refusals), an `OSError` outside a write prints `error:` and
-    exits 2, and a stdout whose reader went away exits 141 without a word."""
+    exits 2, a stdout whose reader went away exits 141 without a word, and a Ctrl-C exits 130
+    saying that nothing was written (`command` says what was, when something was)."""
     try:
         code = run()
         sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return code
+    except KeyboardInterrupt:  # planning, or a write, which restores what it wrote
+        print("interrupted; nothing was written", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return EXIT_BROKEN_PIPE

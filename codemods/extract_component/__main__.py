@@ -39,6 +39,7 @@ exit codes:
   3  refused: a construct the rewrite cannot carry (file:line: why)
   4  neither the methods nor the component exist
   5  already applied: nothing to do
+  130  interrupted (Ctrl-C): one line; nothing written (with --commit: which steps are committed)
   141  stdout closed early (e.g. --dry-run | head): stops quietly
 
 example (sglang 0.5.15.post1):

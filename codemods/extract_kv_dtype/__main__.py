@@ -36,6 +36,7 @@ exit codes:
      or places elsewhere in the checkout that step 2 cannot update (all listed)
   4  no such method: the release predates ModelRunner.configure_kv_cache_dtype
   5  already applied: nothing to do
+  130  interrupted (Ctrl-C): one line; nothing written (with --commit: which steps are committed)
   141  stdout closed early (e.g. --dry-run | head): stops quietly, like a command killed by SIGPIPE
 """
 

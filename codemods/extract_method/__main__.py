@@ -66,6 +66,7 @@ exit codes:
      option values
   3  refused: a construct the rewrite cannot carry (file:line: why)
   5  already applied: nothing to do
+  130  interrupted (Ctrl-C): one line; nothing written (with --commit: which steps are committed)
   141  stdout closed early (e.g. --dry-run | head): stops quietly
 
 examples:
