@@ -248,3 +248,66 @@ def test_a_ctrl_c_between_commits_says_which_steps_are_committed(tmp_path):
     last = res.stderr.splitlines()[-1]
     assert last.startswith("interrupted while committing step 2") and "Committed before it: step 1." in last, last
     assert "Not written: step 3, step 4." in last, last
+
+
+# --- a new package: a near miss of a sibling is refused, every new one is named -------------
+
+EXPORTER = REPO / "fixtures" / "components" / "exporter"
+EXPORTER_METHODS = "init_weights_send_group,send_weights,save_remote_model,get_weights_by_name"
+
+
+def test_a_new_package_a_typo_of_its_sibling_is_refused_by_extract_method(tmp_path):
+    root = copy(METHOD_TREE, tmp_path)
+    before = tree_hash(root)
+    res = run("codemods.extract_method", root, "ModelRunner.bind_threads",
+              "sglang.srt.model_executer.runner_parts.numa")
+    assert res.returncode == 2, res.stderr
+    line = res.stderr.splitlines()[-1]
+    assert line.startswith(f"error: {root / 'sglang/srt/model_executer'}: "), line
+    assert "new package model_executer beside model_executor" in line, line
+    assert "did you mean sglang.srt.model_executor.runner_parts.numa?" in line, line
+    assert tree_hash(root) == before
+
+
+def test_a_new_package_a_typo_of_its_sibling_is_refused_by_extract_component(tmp_path):
+    root = copy(EXPORTER, tmp_path)
+    (root / "sglang/srt/model_executor/runner_components").mkdir()
+    (root / "sglang/srt/model_executor/runner_components/__init__.py").write_text("")
+    before = tree_hash(root)
+    res = run("codemods.extract_component", root, "ModelRunner",
+              "sglang.srt.model_executor.runner_componets.weight_exporter.WeightExporter",
+              "--methods", EXPORTER_METHODS, "--attr", "weight_exporter")
+    assert res.returncode == 2, res.stderr
+    line = res.stderr.splitlines()[-1]
+    assert "new package runner_componets beside runner_components: did you mean " \
+           "sglang.srt.model_executor.runner_components.weight_exporter.WeightExporter?" in line, line
+    assert tree_hash(root) == before
+
+
+def test_each_new_package_is_named_and_a_deliberate_one_is_made(tmp_path):
+    root = copy(METHOD_TREE, tmp_path / "method")
+    res = run("codemods.extract_method", root, "ModelRunner.bind_threads",
+              "sglang.srt.model_executor.runner_parts.numa.binding")
+    assert res.returncode == 0, res.stderr
+    for package in ("sglang.srt.model_executor.runner_parts", "sglang.srt.model_executor.runner_parts.numa"):
+        assert f"step 2: new package {package} (" in res.stderr, res.stderr
+        assert (root / package.replace(".", "/") / "__init__.py").read_text() == ""
+    root = copy(EXPORTER, tmp_path / "component")
+    res = run("codemods.extract_component", root, "ModelRunner",
+              "sglang.srt.model_executor.model_runner_components.weight_exporter.WeightExporter",
+              "--methods", EXPORTER_METHODS, "--attr", "weight_exporter", "--dry-run")
+    assert res.returncode == 0, res.stderr
+    assert "step 1: new package sglang.srt.model_executor.model_runner_components (" in res.stderr, res.stderr
+    assert "+++ b/sglang/srt/model_executor/model_runner_components/weight_exporter.py" in res.stdout
+
+
+def test_names_apart_only_by_digits_or_far_apart_are_no_near_miss():
+    from codemods.core.packages import near_miss
+
+    assert near_miss("model_executer", ["model_executor", "model_loader"]) == ["model_executor"]
+    assert near_miss("triton_3_6_1", ["triton_3_5_1", "triton_3_3_1"]) == []  # a new version's folder
+    assert near_miss("model_runner_components", ["model_executor", "model_runner"]) == []
+    assert near_miss("gdn_blackwell", ["kda_blackwell"]) == []  # two real siblings of sglang
+    assert near_miss("runner_components", ["model_runner_components"]) == []
+    assert near_miss("scheduler_componets", ["scheduler_components"]) == ["scheduler_components"]
+    assert near_miss("mdoel_executor", ["model_executor"]) == ["model_executor"]  # two letters swapped

@@ -35,7 +35,8 @@ name clash; an import cycle.
 
 exit codes:
   0  success (or, with --dry-run, the diff was printed)
-  2  bad input (PATH, names, --steps not starting where the tree is, --commit outside git, ...)
+  2  bad input (PATH, names, a new package a typo of its sibling, --steps not starting where the tree is,
+     --commit outside git, ...)
   3  refused: a construct the rewrite cannot carry (file:line: why)
   4  neither the methods nor the component exist
   5  already applied: nothing to do

@@ -19,6 +19,7 @@ from typing import Optional
 
 from codemods.core.context import Context
 from codemods.checkout.callers import method_uses
+from codemods.core.packages import check_new_packages
 from codemods.core.errors import AlreadyApplied, BadInput, Conflicts, Location, NoSuchMethod, Refusal
 from codemods.core.plan import Plan, StepResult
 from codemods.core.render import Renderer
@@ -140,6 +141,8 @@ def _target_tree(ctx: Context, target: Path) -> Optional[ast.Module]:
 
 def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
     source, target, source_module = locate(ctx, spec)
+    if steps is None or 1 in steps:  # a typo of a sibling package is refused before anything is read
+        check_new_packages(ctx.root, target, spec.target, "TARGET.MODULE.COMPONENT")
     text = ctx.read(source)
     owner_cls = _owner_class(ctx, source, spec)
     target_tree = _target_tree(ctx, target)

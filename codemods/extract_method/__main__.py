@@ -16,7 +16,8 @@ steps (the way sglang PR #31147 extracted ModelRunner.configure_kv_cache_dtype):
   1  make CLASS.METHOD a keyword-only @staticmethod, in place; every call site in the class
      passes what the method read from self and applies what it wrote to self
   2  move it (named FUNCTION, default METHOD) and the --move-global module globals to
-     TARGET.MODULE: a new module (new package folders get an empty __init__.py) or an
+     TARGET.MODULE: a new module (new package folders get an empty __init__.py, each named;
+     one a typo of an existing sibling is refused, exit 2, with a did-you-mean) or an
      existing one (the function appended, only the imports and globals it lacks added);
      the class imports the module (`from package import module`), never the function; the
      call sites call module.FUNCTION(...); other files importing a moved global from the

@@ -14,6 +14,7 @@ from typing import Callable
 import libcst as cst
 
 from codemods.core.context import Context
+from codemods.core.packages import check_new_packages
 from codemods.core.errors import AlreadyApplied, BadInput, Location, NoSuchMethod, Refusal
 from codemods.core.plan import Plan, StepResult
 from codemods.core.render import Renderer
@@ -51,6 +52,8 @@ def run(ctx: Context, recipe: Recipe, steps: range,
         classify: Callable[[str, object], str] = lambda code, static: "unknown") -> Plan:
     root = ctx.root
     source, target = root / recipe.source_file, root / recipe.target_file
+    if recipe.package_inits and 2 in steps:  # a typo of a sibling package is refused before anything is read
+        check_new_packages(root, target, recipe.target_module, "TARGET.MODULE")
     text = ctx.read(source)
     target_text = ctx.read(target) if target.exists() else None
     module = parse(source, text)

@@ -43,6 +43,7 @@ class ExtractionRun:
     outside: Optional[object] = None  # --no-wrapper: the calls outside the class step 3 rewrites (`OutsideCalls`)
     outside_rewritten: int = 0  # how many of them step 3 rewrote
     dropped_target_import: bool = False  # --no-wrapper: step 3 dropped the import nothing calls through
+    new_packages: list[Path] = field(default_factory=list)  # step 2: the __init__.py of each new package folder
 
     @property
     def original(self) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.core.errors import Refusal
+from codemods.core.packages import described, new_packages
 from codemods.core.formatting import Style, format_statement
 from codemods.core.steps import Step
 from codemods.extract_component import build
@@ -138,8 +139,9 @@ class Introduce(Step[ComponentRun]):
         new_target = add_class(run, old, build.class_code(design), design)
         check_cycles(run, old, new_target)
         run.adds(run.target, new_target, run.plan.originals.get(run.target, old))
-        for init_file in _new_packages(ctx.root, run.target):
+        for init_file in new_packages(ctx.root, run.target):
             run.adds(init_file, "", None)
+            run.notes += [f"step 1: {line}" for line in described(ctx.root, [init_file])]
         return f"Introduce {design.component} for {design.owner}'s {_listed([m for m in design.methods if m not in design.helpers])}"
 
     def report(self, run: ComponentRun) -> list[str]:
@@ -158,10 +160,3 @@ class Introduce(Step[ComponentRun]):
 def _listed(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{len(names)} methods"
 
-
-def _new_packages(root, target) -> list:
-    missing, folder = [], target.parent
-    while folder != root and not folder.exists():
-        missing.append(folder / "__init__.py")
-        folder = folder.parent
-    return missing[::-1]

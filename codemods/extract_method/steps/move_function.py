@@ -32,6 +32,7 @@ from codemods.syntax.target_module import merge_into
 from codemods.syntax.type_checking import add_type_checking_imports
 from codemods.core.steps import Step
 from codemods.core.errors import BadInput
+from codemods.core.packages import described, new_packages
 from codemods.extract_method.move_conflicts import refuse_new_cycle
 from codemods.extract_method.run import ExtractionRun
 from codemods.checkout.references import Move, update_references
@@ -256,21 +257,16 @@ class MoveFunction(Step["ExtractionRun"]):
         refuse_new_cycle(ctx.checkout, recipe, run.source, run.original, run.status.line, run.current[target],
                          new_target, run.outside.edges(ctx.checkout, recipe.target_module) if run.outside else ())
         run.changed[target] = new_target
-        for init in new_packages(ctx.root, target) if recipe.package_inits else ():
+        run.new_packages = new_packages(ctx.root, target) if recipe.package_inits else []
+        for init in run.new_packages:
             run.adds(init, "")
         for path, (old, new) in _update_checkout(ctx.checkout, recipe, run.module, target, new_target, ctx.style,
                                                  {run.source, target}).items():
             run.adds(path, new, old)
         return recipe.subject(2)
 
-
-def new_packages(root: Path, target: Path) -> list[Path]:
-    """`__init__.py` files for the folders between `root` and `target` that do not exist yet."""
-    missing, folder = [], target.parent
-    while folder != root and not folder.exists():
-        missing.append(folder / "__init__.py")
-        folder = folder.parent
-    return missing[::-1]
+    def report(self, run: "ExtractionRun") -> list[str]:
+        return [f"step 2: {line}" for line in described(run.ctx.root, run.new_packages)]
 
 
 def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, target_path: Path, new_target: str,
