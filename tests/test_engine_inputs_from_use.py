@@ -205,7 +205,11 @@ def test_on_a_divergent_pair_a_mutant_is_killed_only_by_a_new_difference(tmp_pat
     assert (code, report["verdict"]) == (1, "divergent")
     m = report["mutants"]
     assert m["killed_by"]["run"] == [] and m["total"] >= 5, m  # (a dropped binding after the raise: a static kill)
+    # each kill names what showed it, and only a static check can: the rest were run and survived
+    assert set(m["killed_by"]) == {"static", "run"} and m["killed"] == len(m["killed_by"]["static"]) < m["total"], m
+    assert len(m["survivors"]) == m["total"] - m["killed"] >= m["total"] // 2, m
     assert all("beyond the unmutated pair's own" in s["reason"] or "no divergence" in s["reason"] for s in m["survivors"])
+    assert m["controls"]["survived"] == m["controls"]["total"] > 0, m["controls"]
     assert "the unmutated pair is divergent itself" in m["note"] and m["note"] in md
 
 

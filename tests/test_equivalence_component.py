@@ -42,7 +42,10 @@ def test_the_codemod_output_is_equivalent_with_every_branch_and_every_mutant(ext
     assert pair["component"] == {"methods": list(METHODS), "state": ["_weights_send_group"],
                                  "rebound": ["self.model", "self.model_config.model_path"]}
     assert [c["kind"] for c in pair["classified"]] == ["eager-read"]  # the builder reads up front
-    assert report["mutants"]["total"] >= 20 and report["mutants"]["killed"] == report["mutants"]["total"]
+    m = report["mutants"]
+    assert m["total"] >= 20 and m["killed"] == m["total"]
+    assert set(m["killed_by"]) <= {"static", "run"} and sum(map(len, m["killed_by"].values())) == m["killed"]
+    assert m["controls"]["survived"] == m["controls"]["total"] > 0, m["controls"]
 
 
 def test_a_field_where_a_getter_was_needed_is_divergent_with_its_sequence(tmp_path, monkeypatch):

@@ -447,31 +447,57 @@ def capture_logs_of(versions: list[Loaded]):
 
 
 def run_mutants(result: Result, subject: Component, budget: int) -> dict:
-    from equivalence.component.mutants import component_mutants
+    """Each mutant of the pair's after version against its before version, from the configurations
+    the pair ran, and the controls (edits that change nothing, which must survive), judged in the
+    same loop by the same `survives`: a check that counted mutants killed without running them
+    would kill the controls too."""
+    from equivalence.component.mutants import component_controls, component_mutants
 
+    found = component_mutants(result.pair.after, MUTANTS)
+    controls = component_controls(result.pair.after)
+    survivors, killed_by, killed_controls = [], {"static": [], "run": []}, []
+    for mutant in progress.each("mutant", [*found, *controls], lambda m: m.id):
+        how: dict = {}
+        why = survives(result, subject, mutant, budget, how)
+        if mutant.kind.startswith("control-"):
+            if why is None:
+                killed_controls.append({"id": mutant.id, "description": mutant.description,
+                                        "reason": f"the check called this change divergent ({how.get('how')}: "
+                                                  f"{how.get('what')}), yet it changes nothing"})
+        elif why is None:
+            killed_by.setdefault(how.get("how", "unknown"), []).append(mutant.id)
+        else:
+            survivors.append({"id": mutant.id, "description": mutant.description, "reason": why})
+    return {"total": len(found), "killed": len(found) - len(survivors), "survivors": survivors,
+            "ids": [m.id for m in found], "killed_by": killed_by,
+            "controls": {"total": len(controls), "survived": len(controls) - len(killed_controls),
+                         "killed": killed_controls, "ids": [c.id for c in controls]}}
+
+
+def survives(result: Result, subject: Component, mutant, budget: int, found: dict) -> str | None:
+    """None when `mutant` (of the pair's after version) is killed: its static check finds a changed
+    module global, or its sequences, from the configurations the pair ran, diverge from the before
+    version's; `found` then says how ("static" or "run") and what showed it. Else why it survived."""
     pair = result.pair
     after = pair.after.loaded
-    survivors, ids = [], []
-    found = component_mutants(pair.after, MUTANTS)
-    for mutant in progress.each("mutant", found, lambda m: m.id):
-        ids.append(mutant.id)
-        try:
-            version = subject.load(after.root, f"{after.label}+{mutant.id}", {**after.overrides, **mutant.overrides})
-        except LoadError as e:
-            survivors.append({"id": mutant.id, "description": mutant.description, "reason": f"does not load: {e}"})
-            continue
-        restore = capture_logs_of([version])
-        try:
-            mp = ComponentPair(pair.before.loaded, version, subject, copy.deepcopy(pair.domains), like=pair)
-            static = static_check(mp)
-            if static.divergent:
-                continue
-            outcome = run_pair(mp, result.configs, budget, coverage=False, stop_at_divergence=True)
-        finally:
-            restore()
-        if not outcome.divergent:
-            survivors.append({"id": mutant.id, "description": mutant.description,
-                              "reason": "no divergence found" + (" (a stub it reached is not modelled)" if
-                                                                 NOT_MODELLED in mp.differences else "")
-                              + f" over {len(outcome.configs)} configurations"})
-    return {"total": len(found), "killed": len(found) - len(survivors), "survivors": survivors, "ids": ids}
+    try:
+        version = subject.load(after.root, f"{after.label}+{mutant.id}", {**after.overrides, **mutant.overrides})
+    except LoadError as e:
+        return f"does not load: {e}"
+    restore = capture_logs_of([version])
+    try:
+        mp = ComponentPair(pair.before.loaded, version, subject, copy.deepcopy(pair.domains), like=pair)
+        static = static_check(mp)
+        if static.divergent:
+            found.update(how="static", what=", ".join(c.name for c in static.constants if not c.equal))
+            return None
+        outcome = run_pair(mp, result.configs, budget, coverage=False, stop_at_divergence=True)
+    finally:
+        restore()
+    if outcome.divergent:
+        kinds = sorted(k for k in mp.differences if is_divergence(k))
+        first = mp.differences[kinds[0]]
+        found.update(how="run", what=f"{kinds[0]} in sequence {' -> '.join(_sequence(first.configs[0]))}")
+        return None
+    return ("no divergence found" + (" (a stub it reached is not modelled)" if NOT_MODELLED in mp.differences else "")
+            + f" over {len(outcome.configs)} configurations")

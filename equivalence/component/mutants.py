@@ -1,6 +1,7 @@
 """Generic mutants of a component version (`engine.selfcheck`'s kinds): of each component method
 (the moved logic), of the owner's builder (the fields' sources: a getter's chain, a value passed
-from another attribute, two fields passing each other's value) and of the delegations."""
+from another attribute, two fields passing each other's value) and of the delegations; and the
+controls, edits of the moved logic that change nothing, which must survive."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import ast
 from types import SimpleNamespace
 
 from equivalence.component.version import Prepared
-from equivalence.engine.selfcheck.mutate import Mutant, Unit, from_units
+from equivalence.engine.selfcheck.mutate import Mutant, Unit, controls_from, from_units
 
 
 def _units(v: Prepared) -> list[Unit]:
@@ -31,5 +32,15 @@ def _units(v: Prepared) -> list[Unit]:
     return out
 
 
+def _where(unit: Unit, edit) -> str:
+    return f"{unit.rel.rpartition('/')[2]}:L{edit.line}"
+
+
 def component_mutants(v: Prepared, limit: int = 30) -> list[Mutant]:
-    return from_units(_units(v), limit, lambda unit, edit: f"{unit.rel.rpartition('/')[2]}:L{edit.line}")
+    return from_units(_units(v), limit, _where)
+
+
+def component_controls(v: Prepared) -> list[Mutant]:
+    """Edits of the moved logic (the component's methods, else the owner's) that change nothing,
+    which the self-check must let survive: one of each kind (`engine.selfcheck.mutate.controls_of`)."""
+    return controls_from([u for u in _units(v) if u.role == "core"], _where)

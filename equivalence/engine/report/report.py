@@ -408,12 +408,7 @@ def markdown(report: dict) -> str:
         out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed" + self_check_heading(report)]
         if m.get("note"):
             out.append(f"- note: {m['note']}")
-        if "controls" in m:
-            c = m["controls"]
-            out.append(f"- controls (changes that change nothing, which must survive): {c['survived']}/{c['total']} "
-                       f"survived" + (f" ({', '.join(c['ids'])})" if c.get("ids") else ""))
-            for k in c["killed"]:
-                out.append(f"- control killed: {k['id']} — {k['description']} ({k['reason']})")
+        out += controls_markdown(m)
         for s in m["survivors"]:
             out.append(f"- survived: {s['id']} — {s['description']} ({s['reason']})")
     return "\n".join(out) + "\n"
@@ -527,12 +522,27 @@ def terminal(report: dict) -> str:
         lines.append(f"mutants: {m['killed']}/{m['total']} killed" + "".join(f"; survived {s['id']}" for s in m["survivors"]))
         if m.get("note"):
             lines.append(f"  note: {m['note']}")
-        if "controls" in m:
-            c = m["controls"]
-            lines.append(f"controls: {c['survived']}/{c['total']} survived (they change nothing)"
-                         + "".join(f"; KILLED {k['id']}" for k in c["killed"]))
+        lines += controls_terminal(m)
     lines.append(f"verdict: {verdict_line(report)}")
     return "\n".join(lines)
+
+
+def controls_markdown(mutants: dict) -> list[str]:
+    """The self-check's controls (edits that change nothing, which must survive), in Markdown."""
+    if "controls" not in mutants:
+        return []
+    c = mutants["controls"]
+    out = [f"- controls (changes that change nothing, which must survive): {c['survived']}/{c['total']} "
+           f"survived" + (f" ({', '.join(c['ids'])})" if c.get("ids") else "")]
+    return out + [f"- control killed: {k['id']} — {k['description']} ({k['reason']})" for k in c["killed"]]
+
+
+def controls_terminal(mutants: dict) -> list[str]:
+    if "controls" not in mutants:
+        return []
+    c = mutants["controls"]
+    return [f"controls: {c['survived']}/{c['total']} survived (they change nothing)"
+            + "".join(f"; KILLED {k['id']}" for k in c["killed"])]
 
 
 def self_check_heading(report: dict) -> str:

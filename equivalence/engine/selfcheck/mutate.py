@@ -89,12 +89,22 @@ def controls_of(ext: Extraction) -> list[Mutant]:
     differences that are not there (or does not run the mutant at all); one that lets the real
     mutants survive sees too little."""
     core, rel = ext.core
-    unit = Unit(ext, rel, core, list(core.body), "core")
+    return controls_from([Unit(ext, rel, core, list(core.body), "core")])
+
+
+def controls_from(units: list["Unit"], where: Callable[["Unit", Edit], str] = lambda unit, edit: f"L{edit.line}") \
+        -> list[Mutant]:
+    """One control of each kind (`controls_of`), from the first of the units that admits it
+    (several functions hold the logic: a component's methods); named `KIND@WHERE`."""
     out = []
-    for kind, edit in ((k, e) for k, e in _control_edits(unit) if e is not None):
-        text = unit.apply(edit, same_ast_ok=kind in ("control-comment",))
-        if text is not None:
-            out.append(Mutant(f"{kind}@L{edit.line}", edit.description, kind, rel, edit.line, {rel: text}))
+    for kind in CONTROL_KINDS:
+        for unit in units:
+            edit = dict(_control_edits(unit)).get(kind)
+            text = unit.apply(edit, same_ast_ok=kind in ("control-comment",)) if edit is not None else None
+            if text is not None:
+                out.append(Mutant(f"{kind}@{where(unit, edit)}", edit.description, kind, unit.rel, edit.line,
+                                  {unit.rel: text}))
+                break
     return out
 
 

@@ -17,6 +17,7 @@ from equivalence.engine.load.literals import string_literals
 from equivalence.engine.load.version import Version
 from equivalence.engine.run.observe import capture_logs
 from equivalence.engine.run.pairs import BUDGET, Pair, PairResult, run_pair
+from equivalence.engine.selfcheck.mutate import controls_of
 from equivalence.engine.world.world import Domains
 from equivalence.presets.kv_dtype import hints as presets
 from equivalence.presets.kv_dtype.findings import FindingSets, Observed, collect
@@ -126,18 +127,34 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
 
 
 def run_mutants(result: PairResult, domains: Domains, hints) -> dict:
-    """The preset's mutants of `result.after` against `result.before`, over its configurations."""
+    """The preset's mutants of `result.after` against `result.before`, over its configurations, and
+    the engine's controls of its moved logic (edits that change nothing, which must survive:
+    `engine.selfcheck.mutate.controls_of`), judged in the same loop by the same `survives`: a check
+    that counted mutants killed without running them would kill the controls too."""
     after = result.after
-    survivors, not_applicable, total = [], [], 0
-    for mutant in progress.each("mutant", MUTANTS, lambda m: m.id):
-        sources = mutant_sources(after, mutant)
+    survivors, not_applicable, ids, killed_controls = [], [], [], []
+    controls = controls_of(after.ext)
+    judged = [(m, False) for m in MUTANTS] + [(c, True) for c in controls]
+    for mutant, control in progress.each("mutant", judged, lambda m: m[0].id):
+        sources = mutant.overrides if control else mutant_sources(after, mutant)
         if sources is None:  # e.g. drop-record on a shape that records nothing: no such change to make
             not_applicable.append(mutant.id)
             continue
-        total += 1
+        found: dict = {}
         why = survives(result.before, lambda: SUBJECT.load(after.root, f"{after.label}+{mutant.id}",
                                                            {**after.overrides, **sources}),
-                       lambda version: Pair(result.before, version, domains, hints, refine=refine), hints.seeds, BUDGET)
+                       lambda version: Pair(result.before, version, domains, hints, refine=refine), hints.seeds, BUDGET,
+                       found=found)
+        if control:
+            if why is None:
+                killed_controls.append({"id": mutant.id, "description": mutant.description,
+                                        "reason": f"the check called this change divergent ({found.get('how')}: "
+                                                  f"{found.get('what')}), yet it changes nothing"})
+            continue
+        ids.append(mutant.id)
         if why:
             survivors.append({"id": mutant.id, "description": mutant.description, "reason": why})
-    return {"total": total, "killed": total - len(survivors), "survivors": survivors, "not_applicable": not_applicable}
+    return {"total": len(ids), "killed": len(ids) - len(survivors), "survivors": survivors,
+            "not_applicable": not_applicable, "ids": ids,
+            "controls": {"total": len(controls), "survived": len(controls) - len(killed_controls),
+                         "killed": killed_controls, "ids": [c.id for c in controls]}}

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 from equivalence.engine.report.report import EXPLAIN as ENGINE_EXPLAIN
-from equivalence.engine.report.report import (Render, compared_lines, difference_sections, missed_lines,
-                                              pair_json, pair_line, revision_lines, static_items, static_lines,
-                                              self_check_heading, summary_table, verdict_line, verdict_of,
-                                              why_missed_lines)
+from equivalence.engine.report.report import (Render, compared_lines, controls_markdown, controls_terminal,
+                                              difference_sections, missed_lines, pair_json, pair_line, revision_lines,
+                                              self_check_heading, static_items, static_lines, summary_table,
+                                              verdict_line, verdict_of, why_missed_lines)
 from equivalence.presets.kv_dtype.findings import Finding
 from equivalence.presets.kv_dtype.hints import size_key, to_json
 from equivalence.presets.kv_dtype.observed import summary
@@ -130,6 +130,7 @@ def markdown(report: dict) -> str:
         m = report["mutants"]
         out += ["", f"### Self-check: {m['killed']}/{m['total']} mutants killed" + _not_applicable(m)
                 + self_check_heading(report)]
+        out += controls_markdown(m)
         for s in m["survivors"]:
             out.append(f"- survived: {s['id']} ({s['reason']})")
     return "\n".join(out) + "\n"
@@ -164,5 +165,6 @@ def terminal(report: dict) -> str:
         m = report["mutants"]
         lines.append(f"mutants: {m['killed']}/{m['total']} killed" + _not_applicable(m)
                      + "".join(f"; survived {s['id']}" for s in m["survivors"]))
+        lines += controls_terminal(m)
     lines.append(f"verdict: {verdict_line(report)}")
     return "\n".join(lines)
