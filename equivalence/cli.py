@@ -185,9 +185,11 @@ def check_paths(args, subject: Subject) -> Series | None:
 
 
 def main(argv=None) -> int:
+    parses = Parses()  # each text parsed once in the run, from the first look at the trees on
     try:
         args, subject = parse_args(argv)
-        series = check_paths(args, subject)
+        with parses:
+            series = check_paths(args, subject)
         require_harness()
     except SystemExit as e:
         return 2 if e.code else 0
@@ -198,7 +200,7 @@ def main(argv=None) -> int:
         print("equivalence: interrupted; nothing was written", file=sys.stderr)
         return 128 + signal.SIGINT
     try:
-        with temporary_workdir() as work, Parses():  # each text parsed once in the run
+        with temporary_workdir() as work, parses:
             report = run(args, subject, series, work)
     except (LoadError, CodemodMissing, CodemodFailed, RevisionError) as e:
         print(f"equivalence: {e}", file=sys.stderr)
