@@ -34,6 +34,7 @@ from equivalence.engine.run.coverage import BranchTracer, trace_until_done
 from equivalence.component.explore import explore
 from equivalence.engine.run.explore import size
 from equivalence.engine.run.pairs import ArcTracer, run_both
+from equivalence.engine.run.solve import Concolic
 from equivalence.engine.run.observe import Observation, capture_logs
 from equivalence.engine.world.values import same
 from equivalence.engine.world.world import ABSENT, Domains, describe, value
@@ -144,9 +145,12 @@ class ComponentPair:
         self.keepers = [(v.component or v.cls).__name__ for v in (before, after)]
         # the exploration follows the runs that reach new code (explore.py)
         self.arcs = ArcTracer({u.code for session in self.sessions.values() for u in session.version.units})
+        self.concolic = Concolic()  # the comparisons no run took both ways, solved for (engine.run.solve)
 
     def run(self, config: dict, identity=None):
         run = run_both(self.sessions, config, identity, self.arcs)
+        self.concolic.feed({k: v for k, v in config.items() if k in run.read},
+                           [run.before_world.path, run.after_world.path])
         if run.identity not in self.seen:
             self.seen.add(run.identity)
             kind = classify(run.before, run.after, self.eager, run.read, (self.keepers, self.state))
@@ -306,7 +310,7 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
             extended = [] if single else [
                 {**c, **seed} for c in completed.get(first, [])]
             explored = explore(pair.run, pair.domains, [seed, *extended], max(MIN_SHARE, int(unit * weight)), stop,
-                               pair.arcs.novel)
+                               pair.arcs.novel, pair.concolic.proposals)
             configs += explored.configs
             reached |= explored.budget_reached
             if single:

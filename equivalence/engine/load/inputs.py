@@ -24,10 +24,11 @@ against (the pool for environment variables) and the keys of the tables it looks
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 
 from pysource.bindings import binding_index
-from equivalence.engine.load.literals import key_literals, literal_globals, string_literals
+from equivalence.engine.load.literals import fixed_names, key_literals, literal_globals, string_literals
 from pysource.modules import import_bindings, module_name
 from pysource.names import global_reads
 
@@ -245,9 +246,10 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
     out.imported = {g.key for g in out.globals if g.imported} | _imported(code, modules)
     out.absent_names = absent_names([node for _, node in code])
     out.strings = string_pool(code, trees)
-    out.numbers = number_pool([node for _, node in code])
+    fixed = {id(node): fixed_names(trees[rel], node) for rel, node in code if rel in trees}
+    out.numbers = number_pool([node for _, node in code], fixed)
     out.keys = key_pool(code, trees)
-    out.lengths = length_pool([node for _, node in code])
+    out.lengths = length_pool([node for _, node in code], fixed)
     out.items = item_pool([node for _, node in code])
     return out
 
@@ -361,12 +363,15 @@ def key_pool(code: list[tuple[str, ast.AST]], trees: dict[str, ast.Module]) -> t
     return tuple(dict.fromkeys(found))
 
 
-def number_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
+def number_pool(nodes: list[ast.AST], fixed: dict[int, dict] | None = None) -> tuple[int, ...]:
     """The ints the code compares with or computes with, and the bounds of its `range(...)`s (the
     values a range holds are compared later: `[bs for bs in range(272, 512, 16) if bs <= max_bs]`
-    tells `max_bs` apart only near 272 and 512)."""
+    tells `max_bs` apart only near 272 and 512); `fixed`: id of a node -> the names the source
+    fixes for it (literals.fixed_names: `MAX_ITEMS = 8` is 8)."""
     found = []
     for node in nodes:
+        names = (fixed or {}).get(id(node), {})
+        constant_int = functools.partial(_constant_int, names=names)
         for n in ast.walk(node):
             if isinstance(n, ast.Compare):
                 sides = [n.left, *n.comparators]
@@ -383,11 +388,14 @@ def number_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
 MAX_LENGTH = 64  # longer sequences are not offered
 
 
-def length_pool(nodes: list[ast.AST]) -> tuple[int, ...]:
+def length_pool(nodes: list[ast.AST], fixed: dict[int, dict] | None = None) -> tuple[int, ...]:
     """The lengths a sequence needs for the code's tests and uses, beyond the 0-3 always offered:
-    `len(x) == N` (N and N + 1), an item `x[k]` (k + 1), unpacking into n names (n)."""
+    `len(x) == N` (N and N + 1, also where N is a name the source fixes: `len(x) > MAX_ITEMS`),
+    an item `x[k]` (k + 1), unpacking into n names (n)."""
     found = []
     for node in nodes:
+        names = (fixed or {}).get(id(node), {})
+        constant_int = functools.partial(_constant_int, names=names)
         for n in ast.walk(node):
             if isinstance(n, ast.Compare):
                 sides = [n.left, *n.comparators]
@@ -425,13 +433,21 @@ def item_pool(nodes: list[ast.AST]) -> tuple:
 
 def constant_int(node: ast.AST) -> int | None:
     """The int an expression of int literals evaluates to (`60 * 1024` -> 61440), else None."""
+    return _constant_int(node)
+
+
+def _constant_int(node: ast.AST, names: dict = {}) -> int | None:
+    """constant_int, where `names` (name -> value) are constants too."""
     if isinstance(node, ast.Constant):
         return node.value if type(node.value) is int else None
+    if isinstance(node, ast.Name):
+        v = names.get(node.id)
+        return v if type(v) is int else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        v = constant_int(node.operand)
+        v = _constant_int(node.operand, names)
         return None if v is None else -v
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.LShift, ast.Pow)):
-        left, right = constant_int(node.left), constant_int(node.right)
+        left, right = _constant_int(node.left, names), _constant_int(node.right, names)
         if left is None or right is None or (isinstance(node.op, ast.Pow) and not 0 <= right <= 64) \
                 or (isinstance(node.op, ast.LShift) and not 0 <= right <= 64) or (isinstance(node.op, ast.FloorDiv) and not right):
             return None

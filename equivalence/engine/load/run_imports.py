@@ -5,9 +5,11 @@ the package get what the same import at module level gives (inputs.py): a loaded
 real attribute (as the run set it); a faithful helper (faithful.py); else the world's value for
 the name's origin, re-exports followed (`from TARGET import f` is the key `TARGET.f`, a stand-in
 by default). Without this, such an import would fail (the package is not importable once a
-version is loaded), ending the run before the code after it. Any other import is real, `torch`
-and what is imported from `torch.distributed` as at module level (standins.PartlyRealModule),
-but for a module that is not installed here (an optional dependency, `from msprobe.pytorch import
+version is loaded), ending the run before the code after it. An import of the pure standard
+library is real, `torch` and what is imported from `torch.distributed` as at module level
+(standins.PartlyRealModule); any other installed module is the world's key of its name, `os` its
+proxy, as at module level (`import socket` in a function: `socket.gethostname()` is an input);
+a module that is not installed here (an optional dependency, `from msprobe.pytorch import
 ...` under `try`): the world's key of its name, present or absent, so both ways are run.
 """
 
@@ -19,8 +21,8 @@ import types
 from typing import Callable, Iterable
 
 from equivalence.engine.load.faithful import HELPERS
-from equivalence.engine.load.inputs import holds_world_submodule, world_submodule
-from equivalence.engine.world.standins import PartlyRealModule, world
+from equivalence.engine.load.inputs import REAL_MODULES, holds_world_submodule, world_submodule
+from equivalence.engine.world.standins import OsProxy, PartlyRealModule, world
 from equivalence.engine.world.world import ABSENT, OPAQUE, Absent
 
 REAL_IMPORT = builtins.__import__
@@ -42,15 +44,18 @@ class FunctionImports:
         if globals is None or id(globals) not in self.namespaces:
             return REAL_IMPORT(name, globals, locals, fromlist, level)
         dotted = importlib.util.resolve_name("." * level + name, globals.get("__package__")) if level else name
-        if dotted.partition(".")[0] != self.package:
+        top = dotted.partition(".")[0]
+        if top != self.package:
             try:
                 real = REAL_IMPORT(name, globals, locals, fromlist, level)
             except ModuleNotFoundError as error:
                 if not (error.name and (dotted == error.name or dotted.startswith(error.name + "."))):
                     raise  # an installed module's own import failed: as it would for real
                 return not_installed(dotted, fromlist)
+            if top not in REAL_MODULES:  # what reads the machine (socket, platform, time, sys, ...)
+                return machine_module(dotted, fromlist)
             return partly_real(dotted, real, fromlist)
-        return self.module(dotted if fromlist else dotted.partition(".")[0])
+        return self.module(dotted if fromlist else top)
 
     def module(self, dotted: str) -> types.ModuleType:
         return self.loaded.get(dotted) or Imported(dotted, self)
@@ -93,6 +98,15 @@ def not_installed(dotted: str, fromlist) -> types.ModuleType:
     except Absent:
         raise ModuleNotFoundError(f"No module named {dotted!r}", name=dotted) from None
     return module if fromlist else world().value(dotted.partition(".")[0], [OPAQUE])
+
+
+def machine_module(dotted: str, fromlist) -> types.ModuleType:
+    """An installed module outside the pure standard library, as a function-level import gets
+    it: as at module level (inputs.ModuleGlobals), `os` the proxy whose environment reads are
+    `env:NAME`, any other the world's key of its name (`socket.gethostname()` an input)."""
+    if dotted == "os" or dotted.startswith("os."):
+        return OsProxy()
+    return world().value(dotted if fromlist else dotted.partition(".")[0], [OPAQUE])
 
 
 def partly_real(dotted: str, module: types.ModuleType, fromlist) -> types.ModuleType:

@@ -25,6 +25,7 @@ from typing import Callable
 from equivalence import progress
 from equivalence.engine.world.world import NONE, OPAQUE, Domains
 
+SOLVE_AFTER = 200  # runs without new code before the solver is asked (it is asked too when nothing is left)
 GENERIC = [OPAQUE, NONE]  # what any key may be: varied only once the code looks into its stand-in
 
 
@@ -36,7 +37,8 @@ class Explored:
 
 def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], domains: Domains, seeds: list[dict],
             budget: int, stop: Callable[[], bool] | None = None, novel: Callable[[], bool] | None = None,
-            read_last_first: bool = False, always_varied: Callable[[str], bool] | None = None) -> Explored:
+            read_last_first: bool = False, always_varied: Callable[[str], bool] | None = None,
+            propose: Callable[[], list[dict]] | None = None) -> Explored:
     """`run(config, identity)` runs both versions and returns (the configuration as recorded,
     keys read -> option used, keys looked into); `identity` is a seed's own choices (None for
     the configurations the exploration adds: their identity is what they read). A seed is a
@@ -48,7 +50,9 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
     each key it read at a plain stand-in takes None), so that the exploration goes where
     coverage grows, however many choices deep. `read_last_first`: the keys a run read last are
     varied first (within a number of choices); `always_varied(key)`: a key varied whatever its
-    options (one the code keeps without looking into it)."""
+    options (one the code keeps without looking into it); `propose()`: configurations solved for
+    (solve.py), asked for when nothing is left to try or after SOLVE_AFTER runs that reached no
+    new code, and run first."""
     order = itertools.count()
     tier = [1]  # 0 while queueing the variations of a run that reached new code
     queue: list = []
@@ -110,6 +114,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         if stop is not None and stop():
             return False
         new_code = novel is not None and novel()
+        stale[0] = 0 if new_code else stale[0] + 1
         if probe and not new_code:
             return True
         # a seed's choices all stand; an added configuration's only where they were read
@@ -117,9 +122,22 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
                new_code)
         return True
 
+    def solved() -> bool:
+        """Queue what `propose` solved for (first); whether it gave anything."""
+        stale[0] = 0
+        configs = propose() if propose is not None else []
+        tier[0] = 0
+        for config in configs:
+            push(config)
+        tier[0] = 1
+        return bool(configs)
+
+    stale = [0]  # runs since one reached new code
     pending = collections.deque(seeds)  # in order, before anything the runs add
     with progress.task("configurations", len(seeds)) as shown:
-        while pending or queue:
+        while pending or queue or (propose is not None and solved()):
+            if not pending and propose is not None and stale[0] >= SOLVE_AFTER:
+                solved()
             if len(out.configs) >= len(seeds) + budget:
                 out.budget_reached = True
                 break

@@ -14,6 +14,7 @@ from equivalence.engine.judge.compare import (ALREADY_DIVERGENT, EAGER, EAGER_RA
                                               is_divergence, kind_of_difference)
 from equivalence.engine.run.coverage import BranchTracer, Coverage, trace_until_done
 from equivalence.engine.run.explore import explore, size
+from equivalence.engine.run.solve import Concolic
 from equivalence.engine.load.inputs import target_defs
 from equivalence.engine.load.literals import fixed_names
 from equivalence.engine.load.version import Version
@@ -88,6 +89,8 @@ class Pair:
         self.lazy = lazy_arguments(before, after)
         # the generic exploration follows new code (explore.py); a preset's configurations are an exact set
         self.arcs = ArcTracer({u.code for v in (before, after) for u in v.units}) if hints is None else None
+        # ... and solves for the comparisons no run has taken both ways (solve.py)
+        self.concolic = Concolic() if hints is None else None
         self.observations = {"before": {}, "after": {}} if keep else {}
         self.differences: dict[str, Difference] = {}
         self.seen: set[frozenset] = set()
@@ -100,6 +103,9 @@ class Pair:
         """Both versions on `config`: (the configuration as recorded, keys read -> option, keys
         looked into). `identity`: a seed's own choices (explore.py), else what the runs read."""
         run = run_both(self.sessions, config, identity, self.arcs)
+        if self.concolic is not None:
+            self.concolic.feed({k: v for k, v in config.items() if k in run.read},
+                               [run.before_world.path, run.after_world.path])
         if run.identity not in self.seen:
             self.seen.add(run.identity)
             self._record(run.identity, run.recorded, run.before, run.after, run.after_world)
@@ -200,6 +206,7 @@ class Baseline:
 class BothRuns(NamedTuple):
     before: Observation
     after: Observation
+    before_world: World
     after_world: World
     read: dict  # keys either version read -> the option it took
     recorded: dict  # the configuration as recorded
@@ -215,7 +222,7 @@ def run_both(sessions: dict, config: dict, identity: frozenset | None, arcs: "Ar
         oa, wa = sessions["after"].run(config)
     read = {**wb.read, **wa.read}
     recorded = read if identity is None else {**config, **read}
-    return BothRuns(ob, oa, wa, read, recorded, identity or frozenset(read.items()), wb.touched | wa.touched)
+    return BothRuns(ob, oa, wb, wa, read, recorded, identity or frozenset(read.items()), wb.touched | wa.touched)
 
 
 class ArcTracer:
@@ -267,7 +274,8 @@ def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, 
     """`stop_at_divergence`: a mutant's check, which needs one divergence, not all of them."""
     stop = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else None
     novel = pair.arcs.novel if pair.arcs is not None else None
-    explored = explore(pair.run, pair.domains, seeds or [{}], budget, stop, novel)
+    propose = pair.concolic.proposals if pair.concolic is not None else None
+    explored = explore(pair.run, pair.domains, seeds or [{}], budget, stop, novel, propose=propose)
     pair.settle()
     covered, why = {}, []
     if coverage:

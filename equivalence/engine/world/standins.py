@@ -24,6 +24,7 @@ import sys
 import types
 
 from equivalence.engine.load.inputs import WORLD_SUBMODULES
+from equivalence.engine.world.symbolic import DERIVED, DerivedFloat, DerivedInt
 from equivalence.engine.world.world import (ABSENT, NONE, OPAQUE, STANDIN, TRACED, TRACERS, Absent, World, canon,
                                             canon_args, value)
 
@@ -75,6 +76,7 @@ def _str_affixes(name: str, args: tuple) -> list[str] | None:
     return None
 
 
+MAPPING_VIEWS = {"items", "keys", "values"}  # called on a stand-in: the key is wanted as a dict
 STR_METHODS = {"split", "rsplit", "partition", "rpartition", "startswith", "endswith", "lower", "upper",
                "strip", "lstrip", "rstrip", "casefold", "isdigit", "isnumeric", "isalpha", "encode"}
 
@@ -149,6 +151,8 @@ class StandIn:
         affixes = _str_affixes(name, args) if name in STR_METHODS else None
         if affixes is not None and owner:
             w.demand(owner, "str", affixes)
+        elif name in MAPPING_VIEWS and owner and not args and not kwargs:
+            w.demand(owner, "mapping")
         described = canon_args(args, kwargs)
         w.events.append(("call", key, tuple(canon(a) for a in args),
                          tuple((k, canon(v)) for k, v in kwargs.items())))
@@ -434,56 +438,34 @@ class TracedStr(str):
         return self._same_key(str.rstrip(self, *args))
 
 
-def _number_tracer(plain: type):
-    class Traced(plain):
+def _number_tracer(plain: type, derived: type):
+    class Traced(derived):
         """A number the world gave a key, which still tells the world what the code compares it
-        with (its key gets that value's neighbours)."""
+        with (its key gets that value's neighbours), and, as a variable of the run's path, what
+        the code computed from it and compared (symbolic.py)."""
 
         def __new__(cls, v, key: str, world_: World):
             out = plain.__new__(cls, v)
             out._key, out._world = key, world_
+            out._expr = ("var", key, "int" if plain is int else "real")
             return out
 
         __hash__ = plain.__hash__
 
-        def _compared(self, kind, other):
+        def _on_compare(self, other):
             if type(other) in (int, float) and CURRENT and CURRENT[-1] is self._world:
-                self._world.demand(self._key, kind, other, traced=True)
-
-        def __eq__(self, other):
-            self._compared("order", other)
-            return plain.__eq__(self, other)
-
-        def __ne__(self, other):
-            self._compared("order", other)
-            return plain.__ne__(self, other)
-
-        def __lt__(self, other):
-            self._compared("order", other)
-            return plain.__lt__(self, other)
-
-        def __le__(self, other):
-            self._compared("order", other)
-            return plain.__le__(self, other)
-
-        def __gt__(self, other):
-            self._compared("order", other)
-            return plain.__gt__(self, other)
-
-        def __ge__(self, other):
-            self._compared("order", other)
-            return plain.__ge__(self, other)
+                self._world.demand(self._key, "order", other, traced=True)
 
     Traced.__name__ = Traced.__qualname__ = f"Traced{plain.__name__.capitalize()}"
     return Traced
 
 
-TracedInt = _number_tracer(int)
-TracedFloat = _number_tracer(float)
+TracedInt = _number_tracer(int, DerivedInt)
+TracedFloat = _number_tracer(float, DerivedFloat)
 
 STANDIN.extend([StandIn, SizedStandIn, make_instance])
 TRACERS.update({str: TracedStr, int: TracedInt, float: TracedFloat})
-TRACED.update({TracedStr: str, TracedInt: int, TracedFloat: float})
+TRACED.update({TracedStr: str, TracedInt: int, TracedFloat: float, **DERIVED})
 
 
 def traced_class(cls: type, real: set[str]) -> type:

@@ -34,6 +34,8 @@ NONE = ("value", None)
 MAX_OPTIONS = 14  # per key: demands never grow a domain past this with values derived from a literal
 MAX_LITERALS = 28  # ... nor past this with the literals the code tests the key against themselves
 SMALL_INTS = (1, 2, 0, 3)
+NAN = float("nan")  # one object: an option holding it equals itself (options are compared, and looked up)
+FLOAT_SPECIALS = (NAN, float("inf"), float("-inf"))  # (-0.0 is no option: it equals 0)
 
 
 def value(v) -> tuple:
@@ -102,6 +104,7 @@ def json_value(v):
 
 
 PLAIN = (str, bool, int, float, type(None), bytes)
+NAN_SEEN = ("float", "nan")  # what canon makes of any NaN
 
 
 TRACED: dict[type, type] = {}  # a traced value's class -> the plain type (standins.py registers them)
@@ -128,7 +131,9 @@ def canon(v, depth: int = 0):
     type, never by address)."""
     plain = TRACED.get(type(v))
     if plain is not None:
-        return plain(v)
+        v = plain(v)
+    if isinstance(v, float) and v != v:
+        return NAN_SEEN  # NaN is no value equal to itself: each version's would differ
     if isinstance(v, PLAIN):
         return v
     key = key_of(v)
@@ -255,21 +260,28 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = (), lengths
         return [value(v) for v in _tuple_neighbours(arg)]
     if kind in ("number", "order"):
         # ordered against a value: also that value's neighbours (arithmetic operands are not
-        # taken: they derive from other keys' values without bound)
+        # taken: they derive from other keys' values without bound); against a float, the
+        # floats no neighbour is (NaN, the infinities)
         near = _neighbours(arg) if kind == "order" and type(arg) in (int, float) else []
-        return [value(v) for v in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x)), *near])]
+        special = FLOAT_SPECIALS if kind == "order" and type(arg) is float else ()
+        return [value(v) for v in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x)), *near,
+                                                 *special])]
     if kind == "seq":
         return [seq(1), seq(0), seq(2), seq(3), *(seq(n) for n in lengths)]
     if kind == "sized":  # measured and tested for truth: also an object that is truthy yet empty
         return [sized(0)]
-    if kind == "convert":  # int(x), float(x): numbers, and a string that is not one (ValueError)
-        return [*demanded_options("number", None, numbers), value("x")]
+    if kind == "convert":  # int(x), float(x): numbers, a string that is not one (ValueError), NaN and the infinities
+        return [*demanded_options("number", None, numbers), value("x"), *map(value, FLOAT_SPECIALS)]
     if kind == "class":  # isinstance(x, T): a value of each type tested
         return [o for t in arg for o in _of_type(t, lengths, items)]
     if kind == "substr":  # `sub in x` of a string: one holding it
         return [value(f"a{arg}b"), value(f"a{arg}b{arg}c"), value("a")]
-    if kind == "contains":
-        return [seq(0), value((arg,)) if _hashable(arg) else seq(1)]
+    if kind == "contains":  # `"k" in x`: a container holding it, as a sequence or as a mapping's key
+        return [seq(0), value((arg,)) if _hashable(arg) else seq(1),
+                *([("dict", (arg,))] if type(arg) is str else [])]
+    if kind == "mapping":  # `x.items()`, `x.keys()`, `x.values()`: a dict, keyed as `_of_type(dict)` keys it
+        every = tuple(dict.fromkeys(items))[:MAX_DICT_KEYS]
+        return [("dict", ()), *_of_type(dict, items=every)[1:], ("dict", (*every, OTHER_KEY))]
     if kind == "str":
         return [value(v) for v in [*(arg or ["x"]), ""]]
     if kind == "key":
@@ -289,19 +301,30 @@ def _literals(kind: str, new: list[tuple], arg=None) -> set[tuple]:
         return set(new[:1])
     if kind == "order" and type(arg) in (int, float):
         return {value(v) for v in _neighbours(arg)}
-    if kind in ("seq", "class"):
+    if kind in ("seq", "class", "mapping"):
         return set(new)
     return set()
 
 
 # kinds a stand-in cannot serve at all (TypeError): the key's default becomes the first option
 # the demand offers, so that the next runs get past this use and further into the code
-NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains", "convert"}
+NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains", "convert", "mapping"}
+MAX_DICT_KEYS = 6  # a mapping demand's dict holds at most these of the keys the code names
+OTHER_KEY = "other"  # ... and, in one option, a key that is none of the code's literals
 
 
 def _hashable(v) -> bool:
     """A plain value that can be an element (checked first: hashing a stand-in is a demand)."""
     return isinstance(v, (str, int, float, bool, type(None)))
+
+
+def _code_strings(strings: tuple) -> list[str]:
+    """The string pool without what it adds to the code's literals (`""`, each one's other case)."""
+    out: list[str] = []
+    for s in strings:
+        if s and s.swapcase() not in out:
+            out.append(s)
+    return out
 
 
 @dataclass
@@ -390,6 +413,7 @@ class World:
         self.written: dict[str, object] = {}  # "KEY.attr" / "KEY[item]" -> value set by the code
         self.events: list = []
         self.resolving: set[str] = set()  # keys whose "the same as" option is being resolved
+        self.path: list = []  # the comparisons of traced numbers that decided this run (symbolic.Step)
         self.demanding = False  # `demand` at work
 
     def value(self, key: str, default: list[tuple] | None = None):
@@ -467,7 +491,8 @@ class World:
         try:
             if kind == "seq" and value(True) in self.domains.options.get(key, ()):
                 self.domains.grow(key, demanded_options("sized"), literals={sized(0)})
-            new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers, self.lengths, self.items)
+            items = (*self.items, *_code_strings(self.strings)) if kind == "mapping" else self.items
+            new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers, self.lengths, items)
             self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE and not traced,
                               literals=_literals(kind, new, arg))
         finally:
