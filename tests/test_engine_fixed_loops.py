@@ -93,3 +93,32 @@ def test_a_loop_over_a_list_the_code_only_grows_always_enters():
 def test_a_list_shrunk_rebound_or_handed_on_may_be_empty(edit):
     source = "def helper(x):\n    x.clear()\n\n\n" + GROWN.replace(*edit)
     assert not any("counts" in why for why in _unreachable(source, [(1, 2)]).values())
+
+
+def test_a_loop_after_leaving_on_a_falsy_and_on_a_non_container_value_is_always_entered():
+    """0.5.19 `_validate_token_ids_logprob`: `if not ids: return`, `if not isinstance(ids, list): raise`,
+    then `for t in ids`: the loop's "not entered" is unreachable, with why; rebinding `ids` in
+    between, or a type that is no builtin container, leaves it reachable."""
+    import ast
+    import textwrap
+
+    from equivalence.engine.run.coverage import _guarded_non_empty
+
+    def why(src: str) -> str:
+        fn = ast.parse(textwrap.dedent(src)).body[0]
+        return _guarded_non_empty(fn, fn.body[-1])
+
+    guarded = """\
+        def f(obj):
+            ids = obj.ids
+            if not ids:
+                return
+            if not isinstance(ids, list):
+                raise ValueError(ids)
+            for t in ids:
+                pass
+        """
+    assert "`ids` is non-empty there" in why(guarded) and "line 3" in why(guarded)
+    assert why(guarded.replace("            if not isinstance", "            ids = again()\n            if not isinstance")) == ""
+    assert why(guarded.replace("(ids, list)", "(ids, (list, Custom))")) == ""
+    assert why(guarded.replace("                return\n", "                log()\n")) == ""

@@ -408,3 +408,19 @@ def test_release_extract_method_pass_self():
     # the function writes model_runner.local_omp_cpuid itself: nothing is returned
     assert [(e.name, e.kind, e.expression) for e in report.map] == [("model_runner", "instance", "self")]
     assert report.residuals == [] and not report.divergent
+
+
+def test_a_moved_functions_standard_library_imports_compare_in_any_order():
+    """isort orders the moved function's own imports: a run of standard-library imports is compared
+    in one order; an import of the package, or a run that binds a name twice, keeps its order."""
+    import ast
+
+    from equivalence.engine.judge.static_check import _stdlib_imports_sorted
+
+    def body(src: str) -> list[str]:
+        return [ast.unparse(s) for s in _stdlib_imports_sorted(ast.parse(src).body)]
+
+    assert body("import os\nimport json\nx = 1") == body("import json\nimport os\nx = 1")
+    assert body("from sglang import b\nfrom sglang import a") == ["from sglang import b", "from sglang import a"]
+    assert body("import os.path as p\nimport json as p") == ["import os.path as p", "import json as p"]
+    assert body("import os\nx = 1\nimport json") == ["import os", "x = 1", "import json"]

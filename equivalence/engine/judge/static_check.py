@@ -31,6 +31,7 @@ import ast
 import copy
 import difflib
 import inspect
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +131,7 @@ def static_check(before: Extraction, after: Extraction) -> StaticReport:
     old.body = _without(old.body, absorbed)
     for logic in (old, new):
         _clean_docstring(logic.body)
+        logic.body = _stdlib_imports_sorted(logic.body)
     aligner = _Aligner(old, new)
     aligner.blocks(old.body, new.body)
     residuals = aligner.residuals + _default_changes(old, new)
@@ -138,6 +140,35 @@ def static_check(before: Extraction, after: Extraction) -> StaticReport:
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _stdlib_imports_sorted(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` with each run of adjacent imports of standard-library modules in one order (by
+    their text), where no name is bound twice in the run: isort orders a moved function's own
+    imports, and the standard library's modules do not depend on the order they are imported in."""
+    out: list[ast.stmt] = []
+    run: list[ast.stmt] = []
+
+    def flush():
+        names = [alias.asname or alias.name for stmt in run for alias in stmt.names]
+        out.extend(sorted(run, key=ast.dump) if len(names) == len(set(names)) else run)
+        run.clear()
+
+    for stmt in body:
+        if _stdlib_import(stmt):
+            run.append(stmt)
+            continue
+        flush()
+        out.append(stmt)
+    flush()
+    return out
+
+
+def _stdlib_import(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import):
+        return all(alias.name.partition(".")[0] in sys.stdlib_module_names for alias in stmt.names)
+    return isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module is not None \
+        and stmt.module.partition(".")[0] in sys.stdlib_module_names and all(a.name != "*" for a in stmt.names)
 
 
 def _call_site_residuals(before: Extraction, after: Extraction) -> list[Residual]:

@@ -260,6 +260,54 @@ def _never_empty(fn: ast.AST, iterated: ast.AST) -> str:
             f"item(s) that the code only grows")
 
 
+_CONTAINERS = {"list", "tuple", "dict", "set", "frozenset", "str", "bytes"}
+
+
+def _leaves(stmts: list[ast.stmt]) -> bool:
+    """The block always leaves the function (its last statement returns or raises)."""
+    return bool(stmts) and isinstance(stmts[-1], (ast.Return, ast.Raise))
+
+
+def _guarded_non_empty(fn: ast.AST, loop: ast.For) -> str:
+    """Why a loop over the local `X` always has an item ("" unless the source says so): before it,
+    in the function's own body, `if not X: return` (or raise) and `if not isinstance(X, T): raise`
+    with T builtin containers, whose truth is their length, and X not bound again in between, nor
+    anywhere but before both (0.5.19 `_validate_token_ids_logprob`)."""
+    if not isinstance(loop.iter, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or loop not in fn.body:
+        return ""
+    name = loop.iter.id
+    before = fn.body[:fn.body.index(loop)]
+    falsy_leaves = typed_leaves = None
+    for i, stmt in enumerate(before):
+        if not (isinstance(stmt, ast.If) and not stmt.orelse and _leaves(stmt.body)):
+            continue
+        test = stmt.test
+        if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
+            continue
+        inner = test.operand
+        if isinstance(inner, ast.Name) and inner.id == name:
+            falsy_leaves = i
+        elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "isinstance" \
+                and len(inner.args) == 2 and isinstance(inner.args[0], ast.Name) and inner.args[0].id == name:
+            types_ = inner.args[1].elts if isinstance(inner.args[1], ast.Tuple) else [inner.args[1]]
+            if all(isinstance(t, ast.Name) and t.id in _CONTAINERS for t in types_):
+                typed_leaves = i
+    if falsy_leaves is None or typed_leaves is None:
+        return ""
+    first = min(falsy_leaves, typed_leaves)
+    for node in ast.walk(fn):
+        stores = isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load) \
+            or isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
+        if stores and not any(node in ast.walk(s) for s in before[:first]):
+            return ""
+        if isinstance(node, _SCOPES) and node is not fn and any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+            return ""
+    return (f"`{name}` is non-empty there: the code left at line {before[falsy_leaves].lineno} when it was falsy "
+            f"and at line {before[typed_leaves].lineno} when it was no builtin container, whose truth is its length")
+
+
 class _Points:
     """Branch outcomes as predicates over one call's `Ran`; an outcome a constant test can never
     take is marked unreachable (with why)."""
@@ -302,7 +350,7 @@ class _Points:
                     fixed = f"it iterates `{ast.unparse(node.iter)}`, fixed by the source at {n} item(s)"
                     entered, skipped = (fixed, "") if n == 0 else ("", fixed)
                 elif isinstance(node, (ast.For, ast.AsyncFor)):
-                    skipped = skipped or _never_empty(fn, node.iter)
+                    skipped = skipped or _never_empty(fn, node.iter) or _guarded_non_empty(fn, node)
                 gate = _gate(node.test if isinstance(node, ast.While) else node.iter)
                 self._add(node.lineno, f"{word}: body entered", _ran(_span(node.body[0])), gate, entered)
                 self._add(node.lineno, f"{word}: body not entered", _skipped(header, _span(node.body[0])), gate, skipped)
