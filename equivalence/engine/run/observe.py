@@ -16,6 +16,7 @@ import builtins
 import logging
 from dataclasses import dataclass, field
 
+from equivalence.engine.load.declared import DeclaredKeys
 from equivalence.engine.load.defaults import passed
 from equivalence.engine.load.faithful import HELPERS, RANK0
 from equivalence.engine.load.inputs import GlobalInput
@@ -93,12 +94,13 @@ class Session:
         self.caller_positions = list(caller.code.co_positions()) if caller.code is not None else []
         self.namespaces = frozenset(id(m.__dict__) for m in version.modules.values())
         self.trees = {version.ext.files.path(rel): version.ext.files.parse(rel) for rel in version.modules}
+        self.declared = DeclaredKeys(version.ext)  # what the code declares its inputs to be
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
                                        lambda qualname: hints.key(version.ext.files.canonical(qualname)))
 
     def run(self, config: dict) -> tuple[Observation, World]:
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
-        world.namespaces, world.trees = self.namespaces, self.trees
+        world.namespaces, world.trees, world.declared = self.namespaces, self.trees, self.declared.options
         CURRENT.append(world)
         exception = returned = None
         not_modelled = handed_on = ()

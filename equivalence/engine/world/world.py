@@ -24,6 +24,7 @@ import collections.abc
 import logging
 import re
 import types
+from typing import Callable
 from dataclasses import dataclass, field
 
 from equivalence.engine.world.values import elementwise, snapshot
@@ -414,6 +415,8 @@ class World:
         self.events: list = []
         self.resolving: set[str] = set()  # keys whose "the same as" option is being resolved
         self.path: list = []  # the comparisons of traced numbers that decided this run (symbolic.Step)
+        # key -> its options from what the code declares it to be, or None (load/declared.py)
+        self.declared: Callable[..., list[tuple] | None] | None = None
         self.demanding = False  # `demand` at work
 
     def value(self, key: str, default: list[tuple] | None = None):
@@ -472,11 +475,12 @@ class World:
         return made
 
     def default_options(self, key: str) -> list[tuple]:
-        """A key no preset or demand described yet: a stand-in, else None, else absent where the
-        code allows an attribute to be missing (getattr/hasattr with that name, or except
+        """A key no preset or demand described yet: values of the type the code declares it to be
+        (typed.py), else a stand-in, else None; also absent where the code allows an attribute to be missing (getattr/hasattr with that name, or except
         AttributeError around it)."""
         attr = key.rpartition(".")[2]
-        options = [OPAQUE, NONE]
+        typed = self.declared(key, self.strings, self.items, self.lengths) if self.declared is not None else None
+        options = typed if typed is not None else [OPAQUE, NONE]
         if attr in self.absent_names and "(" not in attr and "[" not in attr:
             options.append(ABSENT)
         return options

@@ -1,0 +1,102 @@
+"""The declared type of each key one version reads (pysource.declared), for the world's first options.
+
+The roots are what the entry reads: `self` is an instance of the class under test, `local:NAME`
+the parameter NAME of the method holding the call site (or of the method itself, called
+directly). A key below a declared one is declared by it: `self.server_args.tp_size` by the field
+`tp_size` of the class `self.server_args` is declared to be, `local:sizes[0]` by the item type of
+`sizes`, `local:overrides['alpha']` by the value type of `overrides`. Anything else (a call's
+result, a module global, an environment variable) is undeclared, and keeps the world's default.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+from pysource.declared import Declared, InstanceOf, attribute, parameter
+from pysource.extraction import Extraction
+from pysource.receivers import Program
+from equivalence.engine.world.typed import instance_of, item_shape, typed_options
+
+
+class DeclaredKeys:
+    """One version's declarations, asked key by key (each answered once)."""
+
+    def __init__(self, ext: Extraction):
+        # the version's files as a checkout of its package (Checkout.at names none: a class's
+        # module is then found by its name), at absolute paths (the program joins them)
+        root = Path(ext.files.package_root).resolve()
+        files = dataclasses.replace(ext.files, root=root, package_root=root, package=ext.source_rel.split("/")[0],
+                                    _modules=None, _tops=None)
+        self.program = Program(files)
+        path = root / ext.source_rel
+        module = files.module_of(path)
+        self.cls = InstanceOf(f"{module}.{ext.class_name}") if module else None
+        self.file = self.program.file(path)
+        self.entry = _entry_function(ext)
+        self.known: dict[str, Declared | None] = {}
+
+    def options(self, key: str, strings: tuple = (), items: tuple = (), lengths: tuple = ()) -> list[tuple] | None:
+        """The key's options from its declaration, or None (undeclared, or nothing to build)."""
+        declared = self.declared(key)
+        return None if declared is None else typed_options(declared, strings, items, lengths)
+
+    def declared(self, key: str) -> Declared | None:
+        if key not in self.known:
+            self.known[key] = None  # a key reached again while it is worked out declares nothing
+            self.known[key] = self._declared(key)
+        return self.known[key]
+
+    def _declared(self, key: str) -> Declared | None:
+        if key == "self":
+            return Declared(self.cls) if self.cls is not None else None
+        if key.startswith("local:") and _plain_name(key[6:]):
+            if self.entry is None or self.file is None:
+                return None
+            return parameter(self.program, self.file, self.entry, key[6:])
+        parent, part = split_key(key)
+        if parent is None:
+            return None
+        above = self.declared(parent)
+        if above is None:
+            return None
+        if isinstance(part, str):  # an attribute
+            qualname = instance_of(above.shape)
+            return attribute(self.program, qualname, part) if qualname else None
+        shape = item_shape(above.shape, part[0])
+        return Declared(shape) if shape is not None else None
+
+
+def _plain_name(text: str) -> bool:
+    return text.isidentifier()
+
+
+def split_key(key: str) -> tuple[str | None, str | tuple | None]:
+    """(the key above, the attribute name) for `A.name`, (the key above, (index,)) for `A[index]`
+    with a literal index; (None, None) for anything else (a call's result, a root)."""
+    if key.endswith("]"):
+        depth = 0
+        for i in range(len(key) - 1, -1, -1):
+            depth += {"]": 1, "[": -1}.get(key[i], 0)
+            if depth == 0:
+                try:
+                    index = ast.literal_eval(key[i + 1:-1])
+                except (ValueError, SyntaxError):
+                    return None, None
+                return (key[:i], (index,)) if i else (None, None)
+        return None, None
+    parent, dot, name = key.rpartition(".")
+    if not dot or not name.isidentifier() or not parent:
+        return None, None
+    return parent, name
+
+
+def _entry_function(ext: Extraction) -> ast.AST | None:
+    """The method whose parameters the entry's free names are: the one holding the first call
+    site, else the method itself."""
+    if ext.call_sites:
+        name = ext.call_sites[0].method
+        return next((f for f in ext.class_node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and f.name == name), None)
+    return ext.method
