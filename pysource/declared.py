@@ -110,6 +110,28 @@ def _head(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
+TYPING_NAMES = OPTIONAL | UNIONS | LITERALS | WRAPPERS | LISTS | SETS | TUPLES | MAPPINGS
+
+
+def _typing_name(program: Program, f: File, node: ast.AST, depth: int = 0) -> str:
+    """The typing name `node` spells, an alias followed: `A[int, ...]` where `A = Annotated` (in
+    the file, or in the module it is imported from: sglang's ServerArgs declares every field so)."""
+    head = _head(node)
+    if head in TYPING_NAMES or not isinstance(node, ast.Name) or depth > 4:
+        return head
+    qualname = f.names.qualify(node)
+    module, name = (qualname.rpartition(".")[0], qualname.rpartition(".")[2]) if qualname else (f.module, node.id)
+    path = program.module_path(module) if module else None
+    other = program.file(path) if path is not None and path.is_file() else None
+    if other is None:
+        return head
+    values = [s.value for s in other.tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+              and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
+    if len(values) != 1 or not isinstance(values[0], (ast.Name, ast.Attribute)):
+        return head
+    return _typing_name(program, other, values[0], depth + 1)
+
+
 def shape_of(program: Program, f: File, node: Optional[ast.AST], depth: int = 0) -> Shape:
     """The shape an annotation names (module docstring)."""
     if node is None or depth > 8:
@@ -126,7 +148,7 @@ def shape_of(program: Program, f: File, node: Optional[ast.AST], depth: int = 0)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return one_of([shape_of(program, f, node.left, depth + 1), shape_of(program, f, node.right, depth + 1)])
     if isinstance(node, ast.Subscript):
-        head = _head(node.value)
+        head = _typing_name(program, f, node.value)
         args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         inner = [shape_of(program, f, a, depth + 1) for a in args] if head not in LITERALS else []
         if head in OPTIONAL:

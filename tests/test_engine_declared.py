@@ -74,7 +74,7 @@ def keys(tmp_path_factory) -> DeclaredKeys:
                       "sglang/srt/runner.py": RUNNER, "sglang/srt/other.py": OTHER}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(textwrap.dedent(text))
-    return DeclaredKeys(locate(root, "sglang/srt/runner.py", "Runner", "method", None, {}))
+    return DeclaredKeys.of_extraction(locate(root, "sglang/srt/runner.py", "Runner", "method", None, {}))
 
 
 def shape(keys: DeclaredKeys, key: str):
@@ -121,11 +121,12 @@ def test_the_entrys_locals_are_the_methods_parameters(keys):
 
 
 def test_options_start_at_the_declared_default_and_end_with_a_stand_in(keys):
-    assert keys.options("self.args.size") == [value(4), value(1), value(2), value(0), value(3), OPAQUE]
-    assert keys.options("self.args.mode") == [value("b"), value("a"), OPAQUE]
+    assert keys.options("self.args.size") == [value(4), value(1), value(2), value(0), value(3), NONE, OPAQUE]
+    assert keys.options("self.args.mode") == [value("b"), value("a"), NONE, OPAQUE]
     assert keys.options("self.args.ratio")[:2] == [NONE, value(1.0)]
-    assert keys.options("self.args.table['k']") == [seq(1), seq(0), seq(2), seq(3), OPAQUE]
-    assert keys.options("self.args.pair") == [("tuple", 2), OPAQUE]
+    assert keys.options("self.args.table['k']") == [seq(1), seq(0), seq(2), seq(3), NONE, OPAQUE]
+    assert keys.options("self.args.pair") == [("tuple", 2), NONE, OPAQUE]
+    assert keys.options("self.args.ratio").count(NONE) == 1
     dicts = keys.options("local:opts", strings=("alpha",), items=("beta",))
     assert dicts[0] == ("dict", ()) and ("dict", ("beta", "alpha")) in dicts and ("dict", ("beta", "alpha", "other")) in dicts
     assert keys.options("self.args") is None  # an instance: the stand-in stays, its attributes are declared

@@ -29,6 +29,7 @@ from __future__ import annotations
 import builtins
 
 from equivalence.component.version import Prepared
+from equivalence.engine.load.declared import DeclaredKeys
 from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.load.stubs import StubTouched
@@ -59,7 +60,7 @@ class Signature:
         for p in self.params:
             try:
                 v = world.value(f"arg:{self.name}.{p}", self.defaults[p]) if p in self.defaults else \
-                    world.value(f"arg:{p}", [OPAQUE, NONE])
+                    world.value(f"arg:{p}")  # its declared type's values, else a stand-in or None
             except Absent:
                 continue
             if p in self.posonly:
@@ -67,6 +68,19 @@ class Signature:
             else:
                 kwargs[p] = v
         return args, kwargs
+
+
+def _declared_keys(shape, signatures: dict[str, Signature]) -> DeclaredKeys:
+    """The owner's declarations (`self.X`), and each `arg:NAME` declared by the first moved method,
+    as this version defines it, that takes a parameter NAME without a default."""
+    parameters = {}
+    for name, signature in signatures.items():
+        rel, fn = (shape.component_rel, shape.component_methods[name]) if name in shape.component_methods \
+            else (shape.owner_rel, shape.methods.get(name))
+        for p in signature.params:
+            if fn is not None and p not in signature.defaults:
+                parameters.setdefault(f"arg:{p}", (rel, fn))
+    return DeclaredKeys(shape.tree, shape.owner_rel, shape.owner.name, parameters)
 
 
 def seed_domains(domains: Domains, methods: list[str], calls: int = MAX_CALLS) -> None:
@@ -100,12 +114,14 @@ class Session:
         self.files = {loaded.shape.tree.path(rel) for rel in loaded.modules}  # the version's own (where it raised)
         self.raised_at: str | None = None  # where the last run's first exception was raised (why_not_run)
         self.want_where = False
+        self.declared = _declared_keys(loaded.shape, signatures)  # what the code declares its inputs to be
         package = loaded.shape.owner_rel.split("/")[0]
         self.imports = FunctionImports(loaded.modules.values(), package,
                                        lambda qualname: loaded.shape.tree.canonical(qualname))
 
     def run(self, config: dict) -> tuple[Observation, World]:
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
+        world.declared = self.declared.options
         CURRENT.append(world)
         instance = object.__new__(self.traced)
         builtins.__import__ = self.imports

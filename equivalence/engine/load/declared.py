@@ -2,7 +2,7 @@
 
 The roots are what the entry reads: `self` is an instance of the class under test, `local:NAME`
 the parameter NAME of the method holding the call site (or of the method itself, called
-directly). A key below a declared one is declared by it: `self.server_args.tp_size` by the field
+directly), `arg:NAME` (a component's sequence) the parameter NAME of a moved method. A key below a declared one is declared by it: `self.server_args.tp_size` by the field
 `tp_size` of the class `self.server_args` is declared to be, `local:sizes[0]` by the item type of
 `sizes`, `local:overrides['alpha']` by the value type of `overrides`. Anything else (a call's
 result, a module global, an environment variable) is undeclared, and keeps the world's default.
@@ -15,6 +15,7 @@ import dataclasses
 from pathlib import Path
 
 from pysource.declared import Declared, InstanceOf, attribute, parameter
+from pysource.checkout import Checkout
 from pysource.extraction import Extraction
 from pysource.receivers import Program
 from equivalence.engine.world.typed import instance_of, item_shape, typed_options
@@ -23,19 +24,28 @@ from equivalence.engine.world.typed import instance_of, item_shape, typed_option
 class DeclaredKeys:
     """One version's declarations, asked key by key (each answered once)."""
 
-    def __init__(self, ext: Extraction):
+    def __init__(self, files: Checkout, source_rel: str, class_name: str,
+                 parameters: dict[str, tuple[str, ast.AST]]):
+        """`parameters`: a root key (`local:NAME`, `arg:NAME`) -> (the file, relative, of the
+        function whose parameter NAME it is, that function)."""
         # the version's files as a checkout of its package (Checkout.at names none: a class's
         # module is then found by its name), at absolute paths (the program joins them)
-        root = Path(ext.files.package_root).resolve()
-        files = dataclasses.replace(ext.files, root=root, package_root=root, package=ext.source_rel.split("/")[0],
+        self.root = root = Path(files.package_root).resolve()
+        files = dataclasses.replace(files, root=root, package_root=root, package=source_rel.split("/")[0],
                                     _modules=None, _tops=None)
         self.program = Program(files)
-        path = root / ext.source_rel
-        module = files.module_of(path)
-        self.cls = InstanceOf(f"{module}.{ext.class_name}") if module else None
-        self.file = self.program.file(path)
-        self.entry = _entry_function(ext)
+        module = files.module_of(root / source_rel)
+        self.cls = InstanceOf(f"{module}.{class_name}") if module else None
+        self.parameters = parameters
         self.known: dict[str, Declared | None] = {}
+
+    @classmethod
+    def of_extraction(cls, ext: Extraction) -> "DeclaredKeys":
+        """The entry's free names are parameters of the method holding the first call site, else
+        of the method itself, called directly."""
+        entry = _entry_function(ext)
+        names = [a.arg for a in (*entry.args.posonlyargs, *entry.args.args, *entry.args.kwonlyargs)] if entry else []
+        return cls(ext.files, ext.source_rel, ext.class_name, {f"local:{n}": (ext.source_rel, entry) for n in names})
 
     def options(self, key: str, strings: tuple = (), items: tuple = (), lengths: tuple = ()) -> list[tuple] | None:
         """The key's options from its declaration, or None (undeclared, or nothing to build)."""
@@ -51,10 +61,10 @@ class DeclaredKeys:
     def _declared(self, key: str) -> Declared | None:
         if key == "self":
             return Declared(self.cls) if self.cls is not None else None
-        if key.startswith("local:") and _plain_name(key[6:]):
-            if self.entry is None or self.file is None:
-                return None
-            return parameter(self.program, self.file, self.entry, key[6:])
+        if key in self.parameters:
+            rel, fn = self.parameters[key]
+            f = self.program.file(self.root / rel)
+            return parameter(self.program, f, fn, key.partition(":")[2]) if f is not None else None
         parent, part = split_key(key)
         if parent is None:
             return None
@@ -66,10 +76,6 @@ class DeclaredKeys:
             return attribute(self.program, qualname, part) if qualname else None
         shape = item_shape(above.shape, part[0])
         return Declared(shape) if shape is not None else None
-
-
-def _plain_name(text: str) -> bool:
-    return text.isidentifier()
 
 
 def split_key(key: str) -> tuple[str | None, str | tuple | None]:

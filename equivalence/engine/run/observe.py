@@ -94,7 +94,7 @@ class Session:
         self.caller_positions = list(caller.code.co_positions()) if caller.code is not None else []
         self.namespaces = frozenset(id(m.__dict__) for m in version.modules.values())
         self.trees = {version.ext.files.path(rel): version.ext.files.parse(rel) for rel in version.modules}
-        self.declared = DeclaredKeys(version.ext)  # what the code declares its inputs to be
+        self.declared = DeclaredKeys.of_extraction(version.ext)  # what the code declares its inputs to be
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
                                        lambda qualname: hints.key(version.ext.files.canonical(qualname)))
 

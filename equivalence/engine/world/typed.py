@@ -3,8 +3,9 @@
 A key the code declares (a parameter's annotation, a class's field, an item of a declared
 container) starts from values of its type instead of a stand-in: the literal default the
 declaration gives first (`tp_size: int = 1` starts at 1), then values of each arm of the type,
-then a stand-in last (an annotation may say less than the truth: sglang has `x: int = None`,
-and the stand-in still learns from what the code does with it). A container's items are keys of
+then None and a stand-in last (an annotation may say less than the truth: sglang has
+`x: int = None` and tests `is not None` of fields declared `int`; the stand-in still learns from
+what the code does with it). A container's items are keys of
 their own (`KEY[0]`, `KEY['alpha']`), declared by the container's item type in turn, so both
 versions see the same values and the demands and the solver work on them as on any key. Values
 are the world's options, not values drawn by Hypothesis' `from_type`: a drawn dict would be one
@@ -39,7 +40,8 @@ def typed_options(declared: Declared, strings: tuple = (), items: tuple = (), le
     default = declared.default
     first = [value(default)] if default is not NO_DEFAULT and type(default) in (int, float, str, bool, type(None)) \
         else []
-    return list(dict.fromkeys([*first, *shaped]))[:MAX_OPTIONS - 1] + [OPAQUE]
+    options = list(dict.fromkeys([*first, *shaped]))[:MAX_OPTIONS - 2]
+    return options + [o for o in (NONE, OPAQUE) if o not in options]
 
 
 def _options(shape, strings, items, lengths) -> list[tuple] | None:
