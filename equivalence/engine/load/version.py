@@ -33,7 +33,8 @@ from pysource.modules import module_name
 from equivalence.engine.load.stubs import PrivateModules, StubModule, StubScope, is_stub
 
 ENTRY = "__equivalence_entry__"
-FELL_THROUGH = "__equivalence_fell_through__"  # the entry ran its statements to the end (no return)
+FELL_THROUGH = "__equivalence_fell_through__"
+ONCE = "__equivalence_once__"  # the one pass a call site leaving its method's loop (continue, break) runs in  # the entry ran its statements to the end (no return)
 
 
 class _FellThrough:
@@ -290,6 +291,16 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
         call = ", ".join(positional + [f"{k}={k}" for k in keywords])
         body = ast.parse(f"return self.{ext.method_name}({call})").body
         body = ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body
+    awaited = next((n for s in body for n in ast.walk(s) if isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith))), None)
+    if awaited is not None:
+        raise LoadError(f"{ext.files.path(ext.source_rel)}:{awaited.lineno}: the call site awaits "
+                        f"(`{ast.unparse(awaited)[:80]}`, in an async method): the harness runs call sites "
+                        "synchronously, so this extraction is not checked")
+    if _leaves_an_enclosing_loop(body):  # `... : continue` inside the method's loop: the entry's one pass ends
+        loop = ast.For(target=ast.Name(ONCE, ast.Store()), iter=ast.Tuple([ast.Constant(0)], ast.Load()), body=body,
+                       orelse=[], type_comment=None)
+        body = [ast.fix_missing_locations(ast.copy_location(loop, body[0]))]
+        loop.end_lineno, loop.end_col_offset = body[0].body[-1].end_lineno, body[0].body[-1].end_col_offset
     live = _live_out(ext, body) if ext.call_sites else []
     if live:  # falling through, the entry returns the method's locals its statements bound for later
         end = body[-1].end_lineno + 1
@@ -315,6 +326,22 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
     entry = namespace[ENTRY]
     entry.live_out = live
     return entry, args, defaults, ast.Module(body=body[:-1] if live else body, type_ignores=[])
+
+
+def _leaves_an_enclosing_loop(body: list[ast.stmt]) -> bool:
+    """Whether the statements `continue` or `break` a loop around them (not one of their own)."""
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Continue, ast.Break)):
+            return True
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
+            todo += n.orelse  # an else clause belongs to the loop around
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo += [c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt) or hasattr(c, "body")]
+    return False
 
 
 def _live_out(ext: Extraction, statements: list[ast.stmt]) -> list[str]:

@@ -500,13 +500,21 @@ def traced_class(cls: type, real: set[str]) -> type:
     return type(cls.__name__, (cls,), namespace)
 
 
+UNSET = object()  # a variable the code removed in this run
+
+
 class Environ:
     """`os.environ` for the code under test: each variable is the world's `env:NAME` (absent by
-    default); reads only (a write is an event)."""
+    default); a write is an event, and what the code set or removed reads back in the same run."""
 
     def _get(self, name):
         w = world()
-        return w.value(f"env:{name}", [ABSENT, *(value(s) for s in w.strings)])
+        key = f"env:{name}"
+        if key in w.written:  # what the code set (or unset) in this run reads back
+            if w.written[key] is UNSET:
+                raise Absent(key)
+            return w.written[key]
+        return w.value(key, [ABSENT, *(value(s) for s in w.strings)])
 
     def get(self, name, default=None):
         try:
@@ -528,23 +536,28 @@ class Environ:
         return True
 
     def __setitem__(self, name, v):
-        world().events.append(("setenv", name, canon(v)))
+        w = world()
+        w.events.append(("setenv", name, canon(v)))
+        w.written[f"env:{name}"] = v
 
     def setdefault(self, name, default=None):
         try:
             return self._get(name)
         except Absent:
-            world().events.append(("setenv", name, canon(default)))
+            self[name] = default
             return default
 
     def pop(self, name, *default):
-        world().events.append(("unsetenv", name))
+        w = world()
+        w.events.append(("unsetenv", name))
         try:
             return self._get(name)
         except Absent:
             if default:
                 return default[0]
             raise KeyError(name) from None
+        finally:
+            w.written[f"env:{name}"] = UNSET
 
 
 PURE_OS = {"path", "sep", "pathsep", "linesep", "curdir", "pardir", "extsep", "altsep", "name", "fspath"}

@@ -1,0 +1,92 @@
+"""Call sites the harness compiles on their own (found by a sweep of 0.5.23's Scheduler: the call
+of `can_schedule_lora_req` is `if ... not self.can_schedule_lora_req(req, loras): continue`
+inside the method's loop): one that leaves its method's loop runs in one pass of a loop of its
+own; one that awaits is refused with a message, never a traceback."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from equivalence.cli import main
+
+CONTINUES = '''\
+    class Probe:
+        def __init__(self):
+            self.enabled = True
+            self.allowed = {"a"}
+
+        def pick(self, items):
+            out = []
+            for item in items:
+                if self.enabled and not self.can_take(item):
+                    continue
+                out.append(item)
+            return out
+
+        def can_take(self, item):
+            if item in self.allowed:
+                return True
+            return False
+'''
+AWAITS = '''\
+    import asyncio
+
+
+    class Probe:
+        def __init__(self):
+            self.limit = 3
+
+        async def handle(self, n):
+            await asyncio.sleep(self.clamp(n))
+
+        def clamp(self, n):
+            if n > self.limit:
+                return self.limit
+            return n
+'''
+
+
+def tree(root: Path, probe: str) -> Path:
+    for rel, text in {"sglang/__init__.py": "", "sglang/srt/__init__.py": "",
+                      "sglang/srt/probe.py": textwrap.dedent(probe)}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_a_call_site_that_continues_its_methods_loop_is_run_and_proven(tmp_path, capsys):
+    root = tree(tmp_path / "t", CONTINUES)
+    assert main(["--method", "Probe.can_take", str(root), str(root)]) == 0
+    assert "branches before 7/7 after 7/7" in capsys.readouterr().out
+
+
+def test_a_call_site_that_awaits_is_refused_naming_its_line(tmp_path, capsys):
+    root = tree(tmp_path / "t", AWAITS)
+    assert main(["--method", "Probe.clamp", str(root), str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "probe.py:9: the call site awaits" in err and "Traceback" not in err
+
+
+SETS_ENV = '''\
+    import os
+
+
+    class Probe:
+        def setup(self):
+            if "PROBE_FILE" not in os.environ:
+                os.environ["PROBE_FILE"] = "/var/probe/core"
+            path = os.environ["PROBE_FILE"]
+            if os.path.dirname(path):
+                return 1
+            return 2
+'''
+
+
+def test_an_environment_variable_the_code_sets_reads_back_in_the_same_run(tmp_path, capsys):
+    """0.5.17 ServerArgs._handle_crash_dump_env sets a missing variable, then reads it: the read
+    answered from the world raised KeyError, which real code never does, and the branch real code
+    takes by default never ran."""
+    root = tree(tmp_path / "t", SETS_ENV)
+    assert main(["--method", "Probe.setup", str(root), str(root)]) == 0
+    assert "branches before 4/4 after 4/4" in capsys.readouterr().out
