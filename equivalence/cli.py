@@ -89,8 +89,8 @@ exit codes:
 """
 
 
-# pyproject's `equivalence` extra (numpy: torch warns at import without it); a test keeps them equal
-INSTALL = "pip install 'torch==2.13.0' 'hypothesis>=6.100' numpy"
+# pyproject's `equivalence` extra (numpy: torch warns at import without it; z3-solver: engine/run/solve.py); a test keeps them equal
+INSTALL = "pip install 'torch==2.13.0' 'hypothesis>=6.100' numpy 'z3-solver>=4.12'"
 
 
 def require_harness() -> None:

@@ -42,7 +42,7 @@ def test_without_the_extra_one_line_and_exit_2(tmp_path, missing, args):
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr == (
         f"equivalence: the harness needs torch and hypothesis, and {missing} is not installed: "
-        "pip install 'torch==2.13.0' 'hypothesis>=6.100' numpy "
+        "pip install 'torch==2.13.0' 'hypothesis>=6.100' numpy 'z3-solver>=4.12' "
         "(or pip install -e '.[equivalence]' in a checkout of sglang-refactor)\n")
 
 
