@@ -20,6 +20,7 @@ ARGS = '''\
     import dataclasses
     from typing import Dict, List, Literal, Optional, Tuple, Union
 
+    from sglang.srt.arg_utils import A
     from sglang.srt.other import Other
 
 
@@ -36,6 +37,7 @@ ARGS = '''\
         lying: int = None
         other: Optional[Other] = None
         anything: object = None
+        aliased: A[int, "an alias of Annotated, imported"] = 7
 '''
 RUNNER = '''\
     from typing import Any, Dict
@@ -71,7 +73,8 @@ OTHER = '''\
 def keys(tmp_path_factory) -> DeclaredKeys:
     root = tmp_path_factory.mktemp("declared")
     for rel, text in {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/args.py": ARGS,
-                      "sglang/srt/runner.py": RUNNER, "sglang/srt/other.py": OTHER}.items():
+                      "sglang/srt/runner.py": RUNNER, "sglang/srt/other.py": OTHER,
+                      "sglang/srt/arg_utils.py": "from typing import Annotated\n\nA = Annotated\n"}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(textwrap.dedent(text))
     return DeclaredKeys.of_extraction(locate(root, "sglang/srt/runner.py", "Runner", "method", None, {}))
@@ -93,6 +96,7 @@ def test_annotations_read_as_shapes(keys):
     assert shape(keys, "self.args.piped") == OneOf((Scalar("int"), NoneValue()))
     assert shape(keys, "self.args.lying") == OneOf((Scalar("int"), NoneValue()))  # `= None` admits None
     assert shape(keys, "self.args.anything") is None
+    assert keys.declared("self.args.aliased").shape == Scalar("int") and keys.declared("self.args.aliased").default == 7
 
 
 def test_keys_below_a_declared_one_are_declared_by_it(keys):
