@@ -30,6 +30,7 @@ CASES = {
     "deep_guards": ("return 0", "return 1"),  # four guards, then a test
     "mesh_shape": ('return "mesh"', 'return "grid"'),  # a * b == 96 and a > b > 2: solved by z3
     "split_budget": ("return per_rank // page_size", "return per_rank // 2"),  # three keys at once
+    "check_sections": ('raise TypeError(f"{key} must be a dict")', 'raise TypeError(f"{key} is no dict")'),  # looped keys
     "config_file": ("return None", "return path"),  # a field the dataclass declares a str, joined first
 }
 

@@ -415,20 +415,41 @@ def length_pool(nodes: list[ast.AST], fixed: dict[int, dict] | None = None) -> t
 
 
 def item_pool(nodes: list[ast.AST]) -> tuple:
-    """The string keys the code looks items up by: `x["k"]`, `x.get("k")` (pop, setdefault), `"k" in x`."""
+    """The string keys the code looks items up by: `x["k"]`, `x.get("k")` (pop, setdefault), `"k" in x`,
+    also through the variable of a loop over literal strings (`for k in ("image", "video"): if k in x`)."""
     found = []
     for node in nodes:
+        looped = _loop_literals(node)
         for n in ast.walk(node):
-            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
-                found.append(n.slice.value)
+            key = None
+            if isinstance(n, ast.Subscript):
+                key = n.slice
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("get", "pop", "setdefault") \
-                    and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
-                found.append(n.args[0].value)
-            elif isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant) and isinstance(n.left.value, str) \
-                    and isinstance(n.ops[0], (ast.In, ast.NotIn)) \
+                    and n.args:
+                key = n.args[0]
+            elif isinstance(n, ast.Compare) and isinstance(n.ops[0], (ast.In, ast.NotIn)) \
                     and not isinstance(n.comparators[0], (ast.Constant, ast.Tuple, ast.List, ast.Set)):
-                found.append(n.left.value)
+                key = n.left
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                found.append(key.value)
+            elif isinstance(key, ast.Name) and id(key) in looped:
+                found += looped[id(key)]
     return tuple(dict.fromkeys(found))[:8]
+
+
+def _loop_literals(node: ast.AST) -> dict[int, list[str]]:
+    """id of each read of a `for NAME in (<string literals>)` variable inside its loop -> those strings."""
+    out: dict[int, list[str]] = {}
+    for loop in ast.walk(node):
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) \
+                and isinstance(loop.iter, (ast.Tuple, ast.List, ast.Set)) and loop.iter.elts \
+                and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop.iter.elts):
+            strings = [e.value for e in loop.iter.elts]
+            for stmt in loop.body:
+                for n in ast.walk(stmt):
+                    if isinstance(n, ast.Name) and n.id == loop.target.id and isinstance(n.ctx, ast.Load):
+                        out[id(n)] = strings
+    return out
 
 
 def constant_int(node: ast.AST) -> int | None:
