@@ -122,3 +122,35 @@ def test_a_loop_after_leaving_on_a_falsy_and_on_a_non_container_value_is_always_
     assert why(guarded.replace("            if not isinstance", "            ids = again()\n            if not isinstance")) == ""
     assert why(guarded.replace("(ids, list)", "(ids, (list, Custom))")) == ""
     assert why(guarded.replace("                return\n", "                log()\n")) == ""
+
+
+TABLE = textwrap.dedent("""\
+    def unit(k, n):
+        table = {"A": "1", "B": k}
+        if n:
+            table["C"] = n
+        out = []
+        for key, value in table.items():
+            out.append(table.get(key))
+        return out
+    """)
+
+
+def test_a_loop_over_a_dict_display_the_code_only_grows_always_enters():
+    """0.5.17 `_handle_crash_dump_env`: `for key, value in _CUDA_COREDUMP_DEFAULTS.items()` over a
+    local dict display of 6 items: its 'not entered' is unreachable, with why."""
+    assert _unreachable(TABLE, [(1, 2), (2, 0)]) == {
+        "line 6: for: body not entered": "it iterates `table`, bound at line 2 to a dict of 2 item(s) that the "
+                                         "code only grows"}
+
+
+@pytest.mark.parametrize("edit", [
+    ('table["C"] = n', 'table.pop("A")'),  # shrinks it
+    ('table["C"] = n', 'del table["A"]'),  # shrinks it
+    ('table["C"] = n', "helper(table)"),  # hands it on
+    ('{"A": "1", "B": k}', '{**other, "B": k}'),  # a display of unknown length
+    ("out = []", "out = []\n    table = dict(other)"),  # binds it again
+])
+def test_a_dict_shrunk_or_handed_on_may_be_empty(edit):
+    source = "def helper(x):\n    x.clear()\n\n\nother = {}\n\n\n" + TABLE.replace(*edit)
+    assert not any("table" in why for why in _unreachable(source, [(1, 2)]).values())

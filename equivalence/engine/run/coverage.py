@@ -228,20 +228,36 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.
            ast.GeneratorExp, ast.ClassDef)
 
 
+_VIEWS = {"items", "keys", "values"}  # a dict's views: as many items as the dict
+_READS = {"get", "copy", "__contains__"}  # calls on a container that leave its items as they are
+
+
 def _never_empty(fn: ast.AST, iterated: ast.AST) -> str:
     """Why a loop over the local `iterated` always has an item ("" unless the source says so): the
-    function binds it once, to a list display of at least one item (no `*`), and otherwise only
-    grows it (`.append`, `.extend`, `.insert`) or loops over it; no nested scope names it."""
+    function binds it once, to a list or dict display of at least one item (no `*`, `**`), and
+    otherwise only grows it (`.append`, `.extend`, `.insert`, `d[k] = v`), reads it (`d[k]`,
+    `.get`, `.items()`) or loops over it; no nested scope names it. A dict's `.items()`,
+    `.keys()`, `.values()` are looped over as the dict."""
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr in _VIEWS \
+            and not iterated.args and not iterated.keywords:
+        iterated = iterated.func.value
     if not isinstance(iterated, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return ""
     name = iterated.id
-    grows = {id(n.func.value) for n in ast.walk(fn) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Attribute) and n.func.attr in _GROWING}
-    iterates = {id(n.iter) for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor))}
+    kept = {id(n.func.value) for n in ast.walk(fn) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr in _GROWING | _VIEWS | _READS}
+    kept |= {id(n.iter) for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor))}
+    kept |= {id(n.value) for n in ast.walk(fn) if isinstance(n, ast.Subscript) and not isinstance(n.ctx, ast.Del)}
     bound = [n for n in fn.body if isinstance(n, ast.Assign) and len(n.targets) == 1
              and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name]
-    if len(bound) != 1 or not isinstance(bound[0].value, ast.List) or not bound[0].value.elts \
-            or any(isinstance(e, ast.Starred) for e in bound[0].value.elts):
+    if len(bound) != 1:
+        return ""
+    display = bound[0].value
+    if isinstance(display, ast.List) and display.elts and not any(isinstance(e, ast.Starred) for e in display.elts):
+        what, count = "a list", len(display.elts)
+    elif isinstance(display, ast.Dict) and display.keys and None not in display.keys:
+        what, count = "a dict", len(display.keys)
+    else:
         return ""
     target = bound[0].targets[0]
     for node in ast.walk(fn):
@@ -254,9 +270,9 @@ def _never_empty(fn: ast.AST, iterated: ast.AST) -> str:
                 or isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name:
             return ""
         if isinstance(node, ast.Name) and node.id == name and node is not target \
-                and not (isinstance(node.ctx, ast.Load) and (id(node) in grows or id(node) in iterates)):
+                and not (isinstance(node.ctx, ast.Load) and id(node) in kept):
             return ""
-    return (f"it iterates `{name}`, bound at line {bound[0].lineno} to a list of {len(bound[0].value.elts)} "
+    return (f"it iterates `{name}`, bound at line {bound[0].lineno} to {what} of {count} "
             f"item(s) that the code only grows")
 
 
