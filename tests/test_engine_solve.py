@@ -95,3 +95,19 @@ def test_without_the_solver_the_conjunction_stays_unproven(tmp_path, monkeypatch
     assert (code, report["verdict"]) == (2, "inconclusive")
     missed = report["pairs"][0]["coverage"]["after"]["missed"]
     assert missed and all("line" in m for m in missed)
+
+
+def test_a_proposal_the_exploration_ran_before_ends_it_cleanly():
+    """The solver may propose a configuration already run (or queued): nothing is queued again, and
+    the exploration ends (it popped an empty queue: IndexError, on the fixture's page_ok)."""
+    from equivalence.engine.run.explore import explore
+
+    ran = []
+
+    def run(config, identity):
+        ran.append(config)
+        return config, {"k": config.get("k", value(0))}, set()
+
+    proposals = iter([[{"k": value(0)}], [{"k": value(0)}], []])
+    explored = explore(run, Domains({"k": [value(0)]}), [{}], 50, propose=lambda: next(proposals, []))
+    assert not explored.budget_reached and len(ran) >= 1

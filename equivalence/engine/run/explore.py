@@ -122,22 +122,23 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
                new_code)
         return True
 
-    def solved() -> bool:
-        """Queue what `propose` solved for (first); whether it gave anything."""
+    def solved() -> None:
+        """Queue what `propose` solved for (first; a configuration run before is not queued again)."""
         stale[0] = 0
         configs = propose() if propose is not None else []
         tier[0] = 0
         for config in configs:
             push(config)
         tier[0] = 1
-        return bool(configs)
 
     stale = [0]  # runs since one reached new code
     pending = collections.deque(seeds)  # in order, before anything the runs add
     with progress.task("configurations", len(seeds)) as shown:
-        while pending or queue or (propose is not None and solved()):
-            if not pending and propose is not None and stale[0] >= SOLVE_AFTER:
+        while True:
+            if not pending and propose is not None and (not queue or stale[0] >= SOLVE_AFTER):
                 solved()
+            if not pending and not queue:  # nothing left, the solver's proposals included (all run before, or none)
+                break
             if len(out.configs) >= len(seeds) + budget:
                 out.budget_reached = True
                 break
