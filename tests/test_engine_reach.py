@@ -31,6 +31,9 @@ CASES = {
     "mesh_shape": ('return "mesh"', 'return "grid"'),  # a * b == 96 and a > b > 2: solved by z3
     "split_budget": ("return per_rank // page_size", "return per_rank // 2"),  # three keys at once
     "check_sections": ('raise TypeError(f"{key} must be a dict")', 'raise TypeError(f"{key} is no dict")'),  # looped keys
+    "backend_kind": ('return "sparse"', 'return "native"'),  # membership in a module's frozenset({...})
+    "parse_pairs": ('raise ValueError(f"nested {key}")', 'raise KeyError(f"nested {key}")'),  # "a=b=c"
+    "page_ok": ("return True", "return page_size > 16"),  # a power of two from 16: 16 itself tells them apart
     "config_file": ("return None", "return path"),  # a field the dataclass declares a str, joined first
 }
 

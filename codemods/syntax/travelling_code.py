@@ -168,11 +168,16 @@ class _TypeImports:
         return out + ([from_import(self.a.source_module, sorted(self.own))] if self.own else [])
 
 
+# builtins whose call on copyable values gives an equal value in any module (not rebound there)
+PURE_BUILTINS = {"frozenset", "set", "tuple", "list", "dict", "int", "float", "str", "bool"}
+
+
 def _copyable(stmt: cst.BaseStatement, bindings: dict[str, list[Binding]]) -> bool:
     """`NAME = value` (one plain assignment) whose value is built only from literals, imported
     names, module globals (themselves checked when copied), displays, operators, comparisons and
     conditional expressions of these and calls of imported functions: `is_hip()`,
-    `logging.getLogger(__name__)`, `get_bool_env_var("SGLANG_USE_AITER") and _is_hip`."""
+    `logging.getLogger(__name__)`, `get_bool_env_var("SGLANG_USE_AITER") and _is_hip`, or of a
+    builtin that builds a value from them: `frozenset({"nsa", "dsa"})`."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
         return False
     small = stmt.body[0]
@@ -211,7 +216,9 @@ def _copyable(stmt: cst.BaseStatement, bindings: dict[str, list[Binding]]) -> bo
         if isinstance(node, cst.Dict):
             return all(isinstance(e, cst.DictElement) and safe(e.key) and safe(e.value) for e in node.elements)
         if isinstance(node, cst.Call):
-            return imported_root(node.func) and all(safe(a.value) for a in node.args)
+            pure = isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS and not kind(node.func.value) \
+                and all(a.keyword is None and not a.star for a in node.args)
+            return (pure or imported_root(node.func)) and all(safe(a.value) for a in node.args)
         return False
 
     return safe(value)

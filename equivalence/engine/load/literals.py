@@ -38,6 +38,7 @@ def literal_globals(tree: ast.Module | None) -> dict[str, ast.AST]:
             target, value = stmt.targets[0], stmt.value
         elif isinstance(stmt, ast.AnnAssign):
             target, value = stmt.target, stmt.value
+        value = _converted_display(value, tree)
         if isinstance(target, ast.Name) and value is not None:
             try:
                 ast.literal_eval(value)
@@ -46,6 +47,22 @@ def literal_globals(tree: ast.Module | None) -> dict[str, ast.AST]:
             out[target.id] = value
     index = binding_index(tree) if out else {}
     return {name: value for name, value in out.items() if len(index.get(name, ())) == 1}
+
+
+CONVERSIONS = {"frozenset": ast.Set, "set": ast.Set, "tuple": ast.Tuple, "list": ast.List}
+
+
+def _converted_display(value: ast.AST | None, tree: ast.Module) -> ast.AST | None:
+    """`frozenset({"a", "b"})` (also set, tuple, list of a display) read as the display it holds
+    (a set display for a set): sglang spells its constant sets so; a module rebinding the builtin's
+    name keeps the call as it is."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in CONVERSIONS \
+            and len(value.args) == 1 and not value.keywords \
+            and isinstance(value.args[0], (ast.Set, ast.List, ast.Tuple)) \
+            and value.func.id not in binding_index(tree):
+        made = CONVERSIONS[value.func.id](elts=value.args[0].elts, **({} if value.func.id in ("frozenset", "set") else {"ctx": ast.Load()}))
+        return ast.copy_location(made, value) if value.args[0].elts or made.__class__ is not ast.Set else value
+    return value
 
 
 def _containers(tree: ast.Module | None) -> dict[str, ast.AST]:
