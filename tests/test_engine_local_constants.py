@@ -64,3 +64,20 @@ def test_the_other_way_of_a_test_on_local_constants_is_unreachable():
     by_label = {b.where(): b for b in tracer.coverage().branches}
     assert "always true" in by_label["line 12: conditional expression false"].unreachable
     assert not by_label["line 13: conditional expression false"].unreachable  # `twice` is bound twice
+
+
+def test_a_local_table_the_function_builds_from_literals_gives_its_members():
+    """0.5.21 Scheduler.set_internal_state: `args_allow_update = set([...])`, then `k not in
+    args_allow_update` for each key of the request's dict: the members are the strings the code
+    tests against (a dict keyed by them is offered), and the keys of a table (a stand-in looked up
+    in it); a local bound twice is no table."""
+    import ast
+
+    from equivalence.engine.load.literals import key_literals, string_literals
+
+    src = ("def f(d, k):\n    allow = set(['pp', 'spec'])\n    order = ('x', 'y')\n"
+           "    for key in d.items():\n        if key not in allow or k in order:\n            return False\n"
+           "    again = {'z'}\n    again = {'w'}\n    return k in again\n")
+    module = ast.parse(src)
+    assert string_literals([module.body[0]], module) == ["pp", "spec", "x", "y"]
+    assert key_literals([module.body[0]], module) == ["pp", "spec", "z", "w"]

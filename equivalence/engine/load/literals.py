@@ -70,6 +70,27 @@ def _containers(tree: ast.Module | None) -> dict[str, ast.AST]:
     return {k: v for k, v in literal_globals(tree).items() if isinstance(v, (ast.Tuple, ast.List, ast.Set, ast.Dict))}
 
 
+def _local_containers(fn: ast.AST, module: ast.Module | None) -> dict[str, ast.AST]:
+    """The function's locals bound once, to a literal tuple / list / set / dict (`allowed =
+    set(["a", "b"])` too), and never bound otherwise in it: tables of its own."""
+    stores: dict[str, int] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    out = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and stores.get(n.targets[0].id) == 1:
+            value = _converted_display(n.value, module) if module is not None else n.value
+            if isinstance(value, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+                try:
+                    ast.literal_eval(value)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
+                out[n.targets[0].id] = value
+    return out
+
+
 def _affixes(call: ast.Call) -> list[str]:
     """Strings for a `.startswith(...)` / `.endswith(...)` test: the affix and a longer match."""
     if not (isinstance(call.func, ast.Attribute) and call.func.attr in ("startswith", "endswith") and call.args):
@@ -83,9 +104,9 @@ def _affixes(call: ast.Call) -> list[str]:
 
 def string_literals(functions: list[ast.AST], module: ast.Module | None, walk=ast.walk) -> list[str]:
     """The strings, in `walk` order of first appearance, for the given decision functions."""
-    containers = _containers(module)
     found: list[str] = []
     for fn in functions:
+        containers = {**_containers(module), **_local_containers(fn, module)}
         for node in walk(fn):
             if isinstance(node, ast.Compare):
                 found += _strings(node)
@@ -113,10 +134,11 @@ def _keys(table: ast.AST) -> list:
 def key_literals(functions: list[ast.AST], module: ast.Module | None, walk=ast.walk) -> list:
     """The keys of the tables the given functions look values up in, in order of first appearance:
     dict and set displays written in them (`defaultdict(f, {"cuda": ...})[device]`) and the
-    module-level literal dicts and sets they name (`device in SUPPORTED`)."""
-    tables = {k: v for k, v in _containers(module).items() if isinstance(v, (ast.Dict, ast.Set))}
+    literal dicts and sets they name, module-level or their own locals (`device in SUPPORTED`)."""
     found: list = []
     for fn in functions:
+        tables = {k: v for k, v in {**_containers(module), **_local_containers(fn, module)}.items()
+                  if isinstance(v, (ast.Dict, ast.Set))}
         for node in walk(fn):
             if isinstance(node, (ast.Dict, ast.Set)):
                 found += _keys(node)
