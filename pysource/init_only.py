@@ -21,6 +21,12 @@ def calls_on_self(node: ast.AST, name: str, me: str) -> bool:
                and isinstance(n.func.value, ast.Name) and n.func.value.id == me for n in ast.walk(node))
 
 
+def _self_calls(node: ast.AST, me: str) -> set[str]:
+    """The names `node` calls as `me.name(...)`."""
+    return {n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == me}
+
+
 def run_only_in_init(cls: ast.ClassDef, early: list[ast.stmt], me: str, names: set[str], text: str,
                      checkout: Checkout, path: Path) -> set[str]:
     """Those of `cls`'s methods `names` that run only while `__init__` runs its statements `early`
@@ -34,16 +40,20 @@ def run_only_in_init(cls: ast.ClassDef, early: list[ast.stmt], me: str, names: s
     if not out or not early:
         return set()
     starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    # read once: the methods each one calls on its self, and the lines spelling each name
+    early_calls = {c for s in early for c in _self_calls(s, me)}
+    calls = {n: _self_calls(defs[n], defs[n].args.args[0].arg) if defs[n].args.args else set() for n in out}
+    lines: dict[str, list[int]] = {n: [] for n in out}
+    for m in re.finditer(rf"\b(?:{'|'.join(map(re.escape, sorted(out)))})\b", text):
+        lines[m.group(0)].append(bisect.bisect_right(starts, m.start()))
     changed = True
     while changed:
         changed = False
         for name in sorted(out):
             spans = [(early[0].lineno, early[-1].end_lineno),  # comments between those statements too
                      *((defs[n].lineno, defs[n].end_lineno) for n in out)]
-            called = any(calls_on_self(s, name, me) for s in early) or any(
-                calls_on_self(defs[n], name, defs[n].args.args[0].arg) for n in out if n != name and defs[n].args.args)
-            elsewhere = any(not any(a <= bisect.bisect_right(starts, m.start()) <= b for a, b in spans)
-                            for m in re.finditer(rf"\b{re.escape(name)}\b", text))
+            called = name in early_calls or any(name in calls[n] for n in out if n != name)
+            elsewhere = any(not any(a <= line <= b for a, b in spans) for line in lines[name])
             if not called or elsewhere:
                 out.discard(name)
                 changed = True

@@ -42,6 +42,7 @@ from equivalence.engine.world.world import ABSENT, Domains, describe, value
 MUTANTS = 30
 SEQUENCE_BUDGET = 8000  # configurations per pair, shared among the sequence shapes
 MIN_SHARE = 100  # configurations per sequence shape at least
+SATURATE = 1000  # a shape's exploration ends after this many runs in a row that reached no new code
 COUPLED = 6  # the weight of a sequence coupled through moved state (and of each method alone), others 1
 EXPLAIN_COMPONENT = {
     **EXPLAIN,
@@ -109,11 +110,13 @@ class ComponentPair:
                             f"methods count, not those it inherits from a base or mixin: compare against a tree where "
                             f"the owner defines them)")
         moved = set(self.methods) | {m for s in components for m in s.component_methods}
-        self.state = sorted({f for s in components for f in s.state})
-        self.rebound = sorted({w for s in shapes for w in written_chains(s, moved)
-                               if any(w == r[:len(w)] for t in shapes for r in read_chains(t, moved))})
-        if like is not None:
+        if like is not None:  # a mutant's pair: what the owner rebinds is the original pair's (not read again)
             self.methods, self.state, self.rebound = like.methods, like.state, like.rebound
+        else:
+            self.state = sorted({f for s in components for f in s.state})
+            self.rebound = sorted({w for s in shapes for w in written_chains(s, moved)
+                                   if any(w == r[:len(w)] for t in shapes for r in read_chains(t, moved))})
+        if like is not None:
             moved |= set(like.before.real) | set(like.after.real) | {
                 m for m in like.after.loaded.shape.component_methods}
         sig_source = {}
@@ -146,11 +149,14 @@ class ComponentPair:
         # the exploration follows the runs that reach new code (explore.py)
         self.arcs = ArcTracer({u.code for session in self.sessions.values() for u in session.version.units})
         self.concolic = Concolic()  # the comparisons no run took both ways, solved for (engine.run.solve)
+        self.returned: dict[frozenset, Observation] = {}  # a configuration whose first call returned -> before's run
 
     def run(self, config: dict, identity=None):
         run = run_both(self.sessions, config, identity, self.arcs)
         self.concolic.feed({k: v for k, v in config.items() if k in run.read},
                            [run.before_world.path, run.after_world.path])
+        if run.before.returned and run.before.returned[0][0] is None:  # what a second call may start from
+            self.returned[frozenset(run.recorded.items())] = run.before
         if run.identity not in self.seen:
             self.seen.add(run.identity)
             kind = classify(run.before, run.after, self.eager, run.read, (self.keepers, self.state))
@@ -266,8 +272,8 @@ def _completed(pair: ComponentPair, configs: list[dict], keep: int = 6) -> list[
     stored: strings alike), then others with different values."""
     left = []
     for c in configs:
-        o, _ = pair.sessions["before"].run(c)
-        if o.returned and o.returned[0][0] is None:
+        o = pair.returned.get(frozenset(c.items()))  # as the exploration ran it (else it raised)
+        if o is not None:
             moved = next((v for k, v in o.state if k == "moved state"), ())
             left.append(({k: v for k, v in c.items() if not k.startswith("call[")}, (o.returned[0][1], moved)))
     out, seen = [], set()
@@ -310,7 +316,7 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
             extended = [] if single else [
                 {**c, **seed} for c in completed.get(first, [])]
             explored = explore(pair.run, pair.domains, [seed, *extended], max(MIN_SHARE, int(unit * weight)), stop,
-                               pair.arcs.novel, pair.concolic.proposals)
+                               pair.arcs.novel, pair.concolic.proposals, SATURATE)
             configs += explored.configs
             reached |= explored.budget_reached
             if single:

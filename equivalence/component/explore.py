@@ -22,6 +22,6 @@ def always_varied(key: str) -> bool:
 
 def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], domains: Domains, seeds: list[dict],
             budget: int, stop: Callable[[], bool] | None = None, novel: Callable[[], bool] | None = None,
-            propose: Callable[[], list[dict]] | None = None) -> Explored:
+            propose: Callable[[], list[dict]] | None = None, saturate: int | None = None) -> Explored:
     return engine.explore(run, domains, seeds, budget, stop, novel, read_last_first=True, always_varied=always_varied,
-                          propose=propose)
+                          propose=propose, saturate=saturate)

@@ -33,12 +33,13 @@ GENERIC = [OPAQUE, NONE]  # what any key may be: varied only once the code looks
 class Explored:
     configs: list[dict] = field(default_factory=list)  # each run: every key read -> the option it took
     budget_reached: bool = False
+    saturated: bool = False  # stopped: `saturate` runs in a row reached no new code
 
 
 def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], domains: Domains, seeds: list[dict],
             budget: int, stop: Callable[[], bool] | None = None, novel: Callable[[], bool] | None = None,
             read_last_first: bool = False, always_varied: Callable[[str], bool] | None = None,
-            propose: Callable[[], list[dict]] | None = None) -> Explored:
+            propose: Callable[[], list[dict]] | None = None, saturate: int | None = None) -> Explored:
     """`run(config, identity)` runs both versions and returns (the configuration as recorded,
     keys read -> option used, keys looked into); `identity` is a seed's own choices (None for
     the configurations the exploration adds: their identity is what they read). A seed is a
@@ -52,7 +53,8 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
     varied first (within a number of choices); `always_varied(key)`: a key varied whatever its
     options (one the code keeps without looking into it); `propose()`: configurations solved for
     (solve.py), asked for when nothing is left to try or after SOLVE_AFTER runs that reached no
-    new code, and run first."""
+    new code, and run first; `saturate`: stop once that many runs in a row reached no new code and
+    the solver has nothing left to propose (`Explored.saturated`)."""
     order = itertools.count()
     tier = [1]  # 0 while queueing the variations of a run that reached new code
     queue: list = []
@@ -115,6 +117,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
             return False
         new_code = novel is not None and novel()
         stale[0] = 0 if new_code else stale[0] + 1
+        dry[0] = 0 if new_code else dry[0] + 1
         if probe and not new_code:
             return True
         # a seed's choices all stand; an added configuration's only where they were read
@@ -122,19 +125,26 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
                new_code)
         return True
 
-    def solved() -> None:
-        """Queue what `propose` solved for (first; a configuration run before is not queued again)."""
+    def solved() -> int:
+        """Queue what `propose` solved for (first; a configuration run before is not queued again):
+        how many it queued."""
         stale[0] = 0
         configs = propose() if propose is not None else []
         tier[0] = 0
+        before = len(queue)
         for config in configs:
             push(config)
         tier[0] = 1
+        return len(queue) - before
 
-    stale = [0]  # runs since one reached new code
+    stale = [0]  # runs since one reached new code, or since the solver was last asked
+    dry = [0]  # runs since one reached new code
     pending = collections.deque(seeds)  # in order, before anything the runs add
     with progress.task("configurations", len(seeds)) as shown:
         while True:
+            if saturate is not None and not pending and dry[0] >= saturate and not solved():
+                out.saturated = True  # no new code for `saturate` runs, and nothing left to solve for
+                break
             if not pending and propose is not None and (not queue or stale[0] >= SOLVE_AFTER):
                 solved()
             if not pending and not queue:  # nothing left, the solver's proposals included (all run before, or none)

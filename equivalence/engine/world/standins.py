@@ -153,9 +153,10 @@ class StandIn:
             w.demand(owner, "str", affixes)
         elif name in MAPPING_VIEWS and owner and not args and not kwargs:
             w.demand(owner, "mapping")
-        described = canon_args(args, kwargs)
-        w.events.append(("call", key, tuple(canon(a) for a in args),
-                         tuple((k, canon(v)) for k, v in kwargs.items())))
+        positional = tuple(canon(a) for a in args)
+        keywords = tuple((k, canon(v)) for k, v in kwargs.items())
+        w.events.append(("call", key, positional, keywords))
+        described = ", ".join([repr(c) for c in positional] + [f"{k}={c!r}" for k, c in keywords])  # canon_args
         result = f"{key}({described})"
         caught = _caught_around(w, sys._getframe(1))
         if caught:  # called under `try: ... except E:`: the call may also raise E

@@ -133,6 +133,8 @@ def canon(v, depth: int = 0):
     plain = TRACED.get(type(v))
     if plain is not None:
         v = plain(v)
+    elif is_standin(v):  # by type() first: an isinstance would ask the stand-in's __class__ (a demand's work)
+        return f"<{key_of(v)}>"
     if isinstance(v, float) and v != v:
         return NAN_SEEN  # NaN is no value equal to itself: each version's would differ
     if isinstance(v, PLAIN):
@@ -307,6 +309,9 @@ def _literals(kind: str, new: list[tuple], arg=None) -> set[tuple]:
     return set()
 
 
+# a demand's argument by which it is remembered (a stand-in's, a list's, are not: its options depend on more)
+_MEMO_ARGS = {type(None), str, int, float, bool}
+
 # kinds a stand-in cannot serve at all (TypeError): the key's default becomes the first option
 # the demand offers, so that the next runs get past this use and further into the code
 NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains", "convert", "mapping"}
@@ -336,6 +341,7 @@ class Domains:
     fixed: set[str] = field(default_factory=set)  # keys whose domain a preset gave: no growth
     grown: list[str] = field(default_factory=list)  # keys that gained options since last taken
     pending: dict[str, tuple] = field(default_factory=dict)  # key -> its next default
+    demanded: set = field(default_factory=set)  # (key, kind, arg, traced, pools) of the demands made so far
 
     def ensure(self, key: str, default: list[tuple]) -> list[tuple]:
         found = self.options.get(key)
@@ -404,6 +410,7 @@ class World:
         # then the lengths it needs and the keys it looks items up by
         self.strings, self.numbers, self.keys, *more = pools
         self.lengths, self.items = (*more, (), ())[:2]
+        self.pools_id = hash(pools)  # a demand's options depend on the pools too (a mutant's may differ)
         self.namespaces: frozenset[int] = frozenset()  # ids of the globals of the code under test
         self.trees: dict[str, object] = {}  # its files -> their parsed source (what runs)
         self.config = config
@@ -491,6 +498,12 @@ class World:
         if self.demanding:  # the world's own use of a stand-in (an option's __eq__, a literal's hash
             return  # while it works out a demand's options), not the code's: it demands nothing
         self.touched.add(key)
+        # the same demand again (the same comparison in another run) grows nothing: answered once
+        memo = (key, kind, arg, traced, self.pools_id) if kind != "seq" and type(arg) in _MEMO_ARGS else None
+        if memo is not None:
+            if memo in self.domains.demanded:
+                return
+            self.domains.demanded.add(memo)
         self.demanding = True
         try:
             if kind == "seq" and value(True) in self.domains.options.get(key, ()):
