@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from typing import NamedTuple
 from dataclasses import dataclass, field
 
 from equivalence import progress
@@ -150,9 +151,17 @@ class ComponentPair:
         self.arcs = ArcTracer({u.code for session in self.sessions.values() for u in session.version.units})
         self.concolic = Concolic()  # the comparisons no run took both ways, solved for (engine.run.solve)
         self.returned: dict[frozenset, Observation] = {}  # a configuration whose first call returned -> before's run
+        # the before version's run of each configuration (as recorded): a mutant's pair, whose before
+        # version is this one's, runs only its after version on them
+        self.before_runs: dict[frozenset, tuple] = like.before_runs if like is not None else {}
+        self.reuse_before = like is not None and like.before.loaded is before
 
     def run(self, config: dict, identity=None):
-        run = run_both(self.sessions, config, identity, self.arcs)
+        kept = self.before_runs.get(frozenset(config.items())) if self.reuse_before else None
+        run = run_both(self.sessions, config, identity, self.arcs, kept)
+        if not self.reuse_before:
+            self.before_runs[frozenset(run.recorded.items())] = (run.before, KeptWorld(
+                run.before_world.read, run.before_world.touched, run.before_world.path))
         self.concolic.feed({k: v for k, v in config.items() if k in run.read},
                            [run.before_world.path, run.after_world.path])
         if run.before.returned and run.before.returned[0][0] is None:  # what a second call may start from
@@ -165,6 +174,13 @@ class ComponentPair:
                 d.configs.append(run.recorded)
                 d.observations.append((run.before, run.after))
         return run.recorded, run.read, run.touched
+
+
+class KeptWorld(NamedTuple):
+    """What a pair reads of a before version's world once its run is over."""
+    read: dict
+    touched: set
+    path: list
 
 
 def _state_use(shapes_, methods: list[str], state: set[str]) -> dict[str, tuple[set, set]]:
@@ -484,6 +500,26 @@ def run_mutants(result: Result, subject: Component, budget: int) -> dict:
                          "killed": killed_controls, "ids": [c.id for c in controls]}}
 
 
+def _method_at(shape, mutant) -> str | None:
+    """The method of the version (the owner's or the component's) holding the mutated line."""
+    for rel, methods in ((shape.component_rel, shape.component_methods), (shape.owner_rel, shape.methods)):
+        if rel == mutant.file_rel:
+            for name, fn in methods.items():
+                if fn.lineno <= mutant.line <= fn.end_lineno:
+                    return name
+    return None
+
+
+def _calling_first(configs: list[dict], method: str | None) -> list[dict]:
+    """The configurations whose sequence calls `method` first (a mutant of it can only show there,
+    or through a helper it calls), the others after, each group in its order."""
+    if method is None:
+        return configs
+    calls = value(method)
+    hit = [c for c in configs if any(c.get(f"call[{i}]") == calls for i in range(MAX_CALLS))]
+    return hit + [c for c in configs if not any(c.get(f"call[{i}]") == calls for i in range(MAX_CALLS))]
+
+
 def survives(result: Result, subject: Component, mutant, budget: int, found: dict) -> str | None:
     """None when `mutant` (of the pair's after version) is killed: its static check finds a changed
     module global, or its sequences, from the configurations the pair ran, diverge from the before
@@ -501,7 +537,8 @@ def survives(result: Result, subject: Component, mutant, budget: int, found: dic
         if static.divergent:
             found.update(how="static", what=", ".join(c.name for c in static.constants if not c.equal))
             return None
-        outcome = run_pair(mp, result.configs, budget, coverage=False, stop_at_divergence=True)
+        outcome = run_pair(mp, _calling_first(result.configs, _method_at(after.shape, mutant)), budget,
+                           coverage=False, stop_at_divergence=True)
     finally:
         restore()
     if outcome.divergent:

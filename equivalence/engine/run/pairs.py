@@ -214,11 +214,14 @@ class BothRuns(NamedTuple):
     touched: set  # keys either version looked into
 
 
-def run_both(sessions: dict, config: dict, identity: frozenset | None, arcs: "ArcTracer | None" = None) -> BothRuns:
+def run_both(sessions: dict, config: dict, identity: frozenset | None, arcs: "ArcTracer | None" = None,
+             before: tuple | None = None) -> BothRuns:
     """Both sessions on `config`, traced for new code by `arcs` when given. `identity`: a seed's
-    own choices (explore.py), else what the runs read."""
+    own choices (explore.py), else what the runs read. `before`: the before version's run of this
+    very configuration, kept from an earlier pair on the same before version (a mutant's: its
+    before version is the original's), so only the after version runs."""
     with arcs if arcs is not None else contextlib.nullcontext():
-        ob, wb = sessions["before"].run(config)
+        ob, wb = before if before is not None else sessions["before"].run(config)
         oa, wa = sessions["after"].run(config)
     read = {**wb.read, **wa.read}
     recorded = read if identity is None else {**config, **read}
