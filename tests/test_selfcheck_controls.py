@@ -122,3 +122,36 @@ def test_the_component_static_check_keeps_a_known_residual(tmp_path, edit):
     assert (residual["kind"], residual["before"], residual["after"], residual["explained"]) == (
         "changed", edit[0], edit[1], False)
     assert (residual["before_line"], residual["after_line"]) == (14, 16)
+
+
+def test_a_mutants_pair_takes_the_before_runs_the_before_version_gives(tmp_path, monkeypatch):
+    """A mutant's pair runs only its after version on the pair's configurations: the before runs it
+    takes are kept from the pair's own exploration. Each kept run is what the before version gives
+    on that configuration, and the mutants' pairs run the before version on none of them."""
+    import equivalence.component.check as check
+    from equivalence.component.run import Session
+
+    pairs = []
+    real_init = check.ComponentPair.__init__
+
+    def remember(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        pairs.append(self)
+
+    monkeypatch.setattr(check.ComponentPair, "__init__", remember)
+    report = _component_check(tmp_path)
+    assert report["mutants"]["killed"] == report["mutants"]["total"] >= 8
+    original, *mutants = pairs
+    assert mutants and all(m.reuse_before and m.before_runs is original.before_runs for m in mutants)
+    kept = list(original.before_runs.items())
+    assert len(kept) > 20
+    for key, (observation, world) in kept[:: max(1, len(kept) // 20)]:
+        again, ran = original.sessions["before"].run(dict(key))
+        assert again == observation and ran.read == world.read
+    before_runs = []
+    real_run = Session.run
+    monkeypatch.setattr(Session, "run", lambda self, config: (before_runs.append(self.version.label), real_run(self, config))[1])
+    mutant = mutants[0]
+    for key in list(original.before_runs)[:10]:
+        mutant.run(dict(key))
+    assert before_runs and "before" not in before_runs
