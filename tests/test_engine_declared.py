@@ -117,6 +117,13 @@ def test_an_attribute_assigned_a_parameter_takes_its_annotation_only_when_every_
     assert shape(keys, "self.rebound") is None  # also assigned len(...)
 
 
+def test_the_machine_reads_are_declared_as_the_standard_library_declares_them(keys):
+    assert shape(keys, "socket.gethostname()") == Scalar("str")
+    assert shape(keys, "os.getpid()") == Scalar("int")
+    assert shape(keys, "os.cpu_count()") == OneOf((Scalar("int"), NoneValue()))
+    assert shape(keys, "socket.gethostname") is None  # the function itself is the world's stand-in
+
+
 def test_the_entrys_locals_are_the_methods_parameters(keys):
     assert shape(keys, "local:opts") == DictOf(Scalar("str"), None)
     assert shape(keys, "local:flag") == Scalar("bool")

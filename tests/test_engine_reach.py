@@ -22,6 +22,7 @@ MOVED = "sglang/srt/probe_moved.py"
 CASES = {
     "apply_overrides": ('return overrides["alpha"]', 'return overrides["beta"]'),  # a dict keyed "alpha"
     "counted_overrides": ("return None", "return []"),  # "gamma" in a dict whose values are small ints
+    "core_path": ('return os.path.join(path, "rank")', 'return os.path.join(path, "tp")'),  # gethostname() a str
     "host_tag": ("return host[4:]", "return host[5:]"),  # socket.gethostname() an input
     "platform_tag": ('return "even"', 'return "odd"'),  # a function-level platform and os, inputs
     "limit_items": ('"at the limit"', '"at a limit"'),  # a list exactly MAX_ITEMS long

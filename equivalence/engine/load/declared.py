@@ -14,11 +14,27 @@ import ast
 import dataclasses
 from pathlib import Path
 
-from pysource.declared import Declared, InstanceOf, attribute, parameter
+from pysource.declared import Declared, InstanceOf, NoneValue, OneOf, Scalar, attribute, parameter
 from pysource.checkout import Checkout
 from pysource.extraction import Extraction
 from pysource.receivers import Program
 from equivalence.engine.world.typed import instance_of, item_shape, typed_options
+
+
+# What the standard library declares the machine reads the world answers (their typeshed stubs):
+# `socket.gethostname()` is a str, so `path.replace("%h", socket.gethostname())` gets past the
+# str method that a stand-in fails in (no demand can be heard from inside a builtin).
+MACHINE_READS = {
+    **{f"{name}()": Scalar("str") for name in (
+        "socket.gethostname", "socket.getfqdn", "platform.system", "platform.machine", "platform.node",
+        "platform.release", "platform.version", "platform.processor", "platform.platform",
+        "platform.python_version", "os.getcwd", "getpass.getuser", "os.getlogin")},
+    **{f"{name}()": Scalar("int") for name in ("os.getpid", "os.getppid", "os.getuid", "os.getgid", "time.time_ns",
+                                                "time.monotonic_ns", "time.perf_counter_ns")},
+    **{f"{name}()": Scalar("float") for name in ("time.time", "time.monotonic", "time.perf_counter",
+                                                  "time.process_time")},
+    "os.cpu_count()": OneOf((Scalar("int"), NoneValue())),
+}
 
 
 class DeclaredKeys:
@@ -59,6 +75,9 @@ class DeclaredKeys:
         return self.known[key]
 
     def _declared(self, key: str) -> Declared | None:
+        machine = MACHINE_READS.get(key)
+        if machine is not None:
+            return Declared(machine)
         if key == "self":
             return Declared(self.cls) if self.cls is not None else None
         if key in self.parameters:
