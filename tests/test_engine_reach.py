@@ -35,6 +35,7 @@ CASES = {
     "backend_kind": ('return "sparse"', 'return "native"'),  # membership in a module's frozenset({...})
     "parse_pairs": ('raise ValueError(f"nested {key}")', 'raise KeyError(f"nested {key}")'),  # "a=b=c"
     "page_ok": ("return True", "return page_size > 16"),  # a power of two from 16: 16 itself tells them apart
+    "bucket_base": ("return base", "return base + 1"),  # float() of an item of a List[str]: "2", not "x"
     "config_file": ("return None", "return path"),  # a field the dataclass declares a str, joined first
 }
 

@@ -404,6 +404,16 @@ class TracedStr(str):
             self._demand("substr", sub)
         return str.__contains__(self, sub)
 
+    # `float(s)`, `int(s)` of a str subclass ask these (its number slots): the key gets text that
+    # reads as a number (a str declared where the code wants a number written: `["tse", "1.5"]`)
+    def __float__(self):
+        self._demand("numeric-text", None)
+        return float(str.__str__(self))
+
+    def __int__(self):
+        self._demand("numeric-text", None)
+        return int(str.__str__(self))
+
     def startswith(self, prefix, *args):
         self._demand("str", _str_affixes("startswith", (prefix,) if isinstance(prefix, str) else tuple(prefix)))
         return str.startswith(self, prefix, *args)

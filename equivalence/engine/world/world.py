@@ -35,6 +35,9 @@ NONE = ("value", None)
 MAX_OPTIONS = 14  # per key: demands never grow a domain past this with values derived from a literal
 MAX_LITERALS = 28  # ... nor past this with the literals the code tests the key against themselves
 SMALL_INTS = (1, 2, 0, 3)
+# a declared type's first value that says nothing of its own (typed.py: a `str` is "x" until the
+# code shows what it wants): a demand that needs a value replaces it as a stand-in's default is
+PLACEHOLDERS = {("value", "x")}
 NAN = float("nan")  # one object: an option holding it equals itself (options are compared, and looked up)
 FLOAT_SPECIALS = (NAN, float("inf"), float("-inf"))  # (-0.0 is no option: it equals 0)
 
@@ -269,6 +272,9 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = (), lengths
         special = FLOAT_SPECIALS if kind == "order" and type(arg) is float else ()
         return [value(v) for v in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x)), *near,
                                                  *special])]
+    if kind == "numeric-text":  # float(s), int(s) of a string: text of the numbers the code uses, a fraction
+        return [value(str(n)) for n in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x))])
+                if type(n) is int] + [value("1.5"), value("-1")]
     if kind == "seq":
         return [seq(1), seq(0), seq(2), seq(3), *(seq(n) for n in lengths)]
     if kind == "sized":  # measured and tested for truth: also an object that is truthy yet empty
@@ -314,7 +320,7 @@ _MEMO_ARGS = {type(None), str, int, float, bool}
 
 # kinds a stand-in cannot serve at all (TypeError): the key's default becomes the first option
 # the demand offers, so that the next runs get past this use and further into the code
-NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains", "convert", "mapping"}
+NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains", "convert", "mapping", "numeric-text"}
 MAX_DICT_KEYS = 6  # a mapping demand's dict holds at most these of the keys the code names
 OTHER_KEY = "other"  # ... and, in one option, a key that is none of the code's literals
 
@@ -362,7 +368,7 @@ class Domains:
             if option not in options and len(options) < (MAX_LITERALS if option in literals else MAX_OPTIONS):
                 options.append(option)
                 changed = True
-        if prefer and new and options[0] == OPAQUE and new[0] in options:
+        if prefer and new and (options[0] == OPAQUE or options[0] in PLACEHOLDERS) and new[0] in options:
             self.pending.setdefault(key, new[0])
             changed = True
         if changed and key not in self.grown:
@@ -376,7 +382,7 @@ class Domains:
         """The keys whose domain changed since the last call; pending defaults take effect."""
         for key, option in self.pending.items():
             options = self.options[key]
-            if options[0] == OPAQUE:
+            if options[0] == OPAQUE or options[0] in PLACEHOLDERS:
                 options.remove(option)
                 options.insert(0, option)
         self.pending.clear()
@@ -510,7 +516,7 @@ class World:
                 self.domains.grow(key, demanded_options("sized"), literals={sized(0)})
             items = (*self.items, *_code_strings(self.strings)) if kind == "mapping" else self.items
             new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers, self.lengths, items)
-            self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE and not traced,
+            self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE and (not traced or kind == "numeric-text"),
                               literals=_literals(kind, new, arg))
         finally:
             self.demanding = False
