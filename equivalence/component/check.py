@@ -44,6 +44,7 @@ MUTANTS = 30
 SEQUENCE_BUDGET = 8000  # configurations per pair, shared among the sequence shapes
 MIN_SHARE = 100  # configurations per sequence shape at least
 SATURATE = 1000  # a shape's exploration ends after this many runs in a row that reached no new code
+# (MIN_SHARE for a sequence whose calls share no moved state: its first call changes nothing the second reads)
 COUPLED = 6  # the weight of a sequence coupled through moved state (and of each method alone), others 1
 EXPLAIN_COMPONENT = {
     **EXPLAIN,
@@ -331,8 +332,9 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
             single = seed.get("call[1]", STOP) == STOP
             extended = [] if single else [
                 {**c, **seed} for c in completed.get(first, [])]
+            # a sequence whose calls share no moved state stops sooner once it reaches no new code
             explored = explore(pair.run, pair.domains, [seed, *extended], max(MIN_SHARE, int(unit * weight)), stop,
-                               pair.arcs.novel, pair.concolic.proposals, SATURATE)
+                               pair.arcs.novel, pair.concolic.proposals, SATURATE if weight == COUPLED else MIN_SHARE)
             configs += explored.configs
             reached |= explored.budget_reached
             if single:
