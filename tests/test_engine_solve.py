@@ -111,3 +111,19 @@ def test_a_proposal_the_exploration_ran_before_ends_it_cleanly():
     proposals = iter([[{"k": value(0)}], [{"k": value(0)}], []])
     explored = explore(run, Domains({"k": [value(0)]}), [{}], 50, propose=lambda: next(proposals, []))
     assert not explored.budget_reached and len(ran) >= 1
+
+
+def test_an_exploration_that_reaches_no_new_code_stops_after_saturate_runs():
+    """`saturate`: a component's sequence shape stops once that many runs in a row reached no new
+    code and the solver has nothing to propose; without it, the budget ends it."""
+    from equivalence.engine.run.explore import explore
+
+    def run(config, identity):
+        return config, {f"k{i}": config.get(f"k{i}", value(0)) for i in range(4)}, set()
+
+    domains = Domains({f"k{i}": [value(n) for n in range(8)] for i in range(4)})
+    stopped = explore(run, domains, [{}], 400, novel=lambda: False, propose=lambda: [], saturate=30)
+    assert stopped.saturated and not stopped.budget_reached and len(stopped.configs) == 30  # the seed counts
+    full = explore(run, Domains({k: list(v) for k, v in domains.options.items()}), [{}], 400, novel=lambda: False,
+                   propose=lambda: [])
+    assert not full.saturated and len(full.configs) > 30
