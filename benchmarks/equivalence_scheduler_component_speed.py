@@ -14,16 +14,13 @@ in the children's CPU time (benchmarks/timing.child_cpu), best of two each (targ
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.timing import child_cpu  # noqa: E402
-from codemods.extract_component import ComponentSpec, refactor, write_plan  # noqa: E402
-from tests.releases import release_root  # noqa: E402
+from benchmarks.equivalence_component_speed import measure  # noqa: E402
+from codemods.extract_component import ComponentSpec  # noqa: E402
 
 OWNER = "sglang.srt.managers.scheduler.Scheduler"  # multimodal_gen defines a Scheduler too
 SPEC = ComponentSpec(
@@ -34,20 +31,8 @@ SPEC = ComponentSpec(
 
 def main() -> None:
     version = sys.argv[1] if len(sys.argv) > 1 else "0.5.21"
-    root = release_root(version)
-    with tempfile.TemporaryDirectory() as work:
-        after = Path(work) / "after"
-        shutil.copytree(root, after)
-        write_plan(refactor(after, SPEC))
-        proof = [sys.executable, "-m", "equivalence", "--component", f"{OWNER}.internal_state", str(root),
-                 str(after)]
-        times = {"torch": [], "proof": [], "mutants": []}
-        for _ in range(2):
-            times["torch"].append(child_cpu([sys.executable, "-c", "import torch"]))
-            times["proof"].append(child_cpu(proof))
-            # exit 2 where a mutant survives (or coverage is short): the time still counts
-            times["mutants"].append(child_cpu(proof + ["--mutants"], check=False))
-        torch_s, proof_s, mutants_s = (min(times[k]) for k in ("torch", "proof", "mutants"))
+    # exit 2 where a mutant survives (or coverage is short): the time still counts
+    torch_s, proof_s, mutants_s = measure(version, SPEC, f"{OWNER}.internal_state", mutants_may_fail=True)
     print(f"python -c 'import torch': {torch_s:.2f} s CPU")
     print(f"python -m equivalence --component Scheduler.internal_state ({version}): {proof_s:.2f} s CPU, "
           f"ratio {proof_s / torch_s:.1f}x (target <= 10x)")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from pysource import parsing
-from pysource.receivers import File, Program
+from pysource.receivers import File, Program, _head
 
 NO_DEFAULT = object()  # a declaration without a literal default
 
@@ -104,10 +104,6 @@ def one_of(arms) -> Shape:
 
 def optional(shape: Shape) -> Shape:
     return None if shape is None else one_of([shape, NONE])
-
-
-def _head(node: ast.AST) -> str:
-    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 TYPING_NAMES = OPTIONAL | UNIONS | LITERALS | WRAPPERS | LISTS | SETS | TUPLES | MAPPINGS

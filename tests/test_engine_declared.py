@@ -164,5 +164,4 @@ def test_without_declarations_the_joined_path_is_never_passed(tmp_path, monkeypa
     monkeypatch.setattr(DeclaredKeys, "options", lambda self, key, *pools: None)
     code, report = check(tmp_path, "config_file", after)
     assert (code, report["verdict"]) == (2, "inconclusive")
-    assert any("os.path.join" in json.dumps(m) for m in report["pairs"][0]["coverage"]["after"]["missed"]) or \
-        "os.path.join" in json.dumps(report["pairs"][0]["coverage"])
+    assert "os.path.join" in json.dumps(report["pairs"][0]["coverage"])  # the why names where every run stopped

@@ -114,13 +114,12 @@ class ComponentPair:
         moved = set(self.methods) | {m for s in components for m in s.component_methods}
         if like is not None:  # a mutant's pair: what the owner rebinds is the original pair's (not read again)
             self.methods, self.state, self.rebound = like.methods, like.state, like.rebound
+            moved |= set(like.before.real) | set(like.after.real) | {
+                m for m in like.after.loaded.shape.component_methods}
         else:
             self.state = sorted({f for s in components for f in s.state})
             self.rebound = sorted({w for s in shapes for w in written_chains(s, moved)
                                    if any(w == r[:len(w)] for t in shapes for r in read_chains(t, moved))})
-        if like is not None:
-            moved |= set(like.before.real) | set(like.after.real) | {
-                m for m in like.after.loaded.shape.component_methods}
         sig_source = {}
         for s in shapes:
             for m in self.methods:
