@@ -81,6 +81,10 @@ class Version:
     caller: Caller
     stub_scope: StubScope
     overrides: dict[str, str] = field(default_factory=dict)
+    # `(self, keywords)`: the method called directly, when the call site calls it only on some
+    # paths (its guard filters out inputs other callers pass); None when the site always calls it
+    direct: types.FunctionType | None = None
+    direct_params: dict[str, list[tuple] | None] = field(default_factory=dict)  # -> options (None: the world's)
 
     def where(self) -> str:
         site = self.ext.call_sites[0] if self.ext.call_sites else None
@@ -181,8 +185,9 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
         caller.code = next((u.code for u in units if u.role == holder), None)
         caller.arguments = [(f"#{i}", _span(a)) for i, a in enumerate(ext.call.positional)]
         caller.arguments += [(k, _span(v)) for k, v in ext.call.keyword_nodes.items()]
+    direct, direct_params = _direct_entry(ext, modules[source_rel]) if _calls_on_some_paths(ext) else (None, {})
     return Version(label, Path(root), ext, modules, cls, entry, entry_args, entry_defaults, units, inputs,
-                   caller, scope, overrides)
+                   caller, scope, overrides, direct, direct_params)
 
 
 def _span(node: ast.AST) -> tuple:
@@ -284,13 +289,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
         if ext.method is None or ext.method_kind != "instance":
             raise LoadError(f"{ext.files.path(ext.source_rel)}:{ext.class_node.lineno}: nothing in {ext.class_name} "
                             f"calls {ext.method_name}, and it is not an instance method to call directly")
-        params = ext.method.args
-        positional = [a.arg for a in params.posonlyargs + params.args][1:]
-        keywords = [a.arg for a in params.kwonlyargs]
-        args = positional + keywords
-        call = ", ".join(positional + [f"{k}={k}" for k in keywords])
-        body = ast.parse(f"return self.{ext.method_name}({call})").body
-        body = ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body
+        body, args = _direct_call(ext)
     awaited = next((n for s in body for n in ast.walk(s) if isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith))), None)
     if awaited is not None:
         raise LoadError(f"{ext.files.path(ext.source_rel)}:{awaited.lineno}: the call site awaits "
@@ -326,6 +325,74 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
     entry = namespace[ENTRY]
     entry.live_out = live
     return entry, args, defaults, ast.Module(body=body[:-1] if live else body, type_ignores=[])
+
+
+def _direct_call(ext: Extraction) -> tuple[list[ast.stmt], list[str]]:
+    """`return self.METHOD(p, ..., k=k)` at the method's line, and the parameters it passes."""
+    params = ext.method.args
+    positional = [a.arg for a in params.posonlyargs + params.args][1:]
+    keywords = [a.arg for a in params.kwonlyargs]
+    call = ", ".join(positional + [f"{k}={k}" for k in keywords])
+    body = ast.parse(f"return self.{ext.method_name}({call})").body
+    return ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body, positional + keywords
+
+
+def _direct_entry(ext: Extraction, module: types.ModuleType) -> tuple[types.FunctionType, dict[str, list[tuple] | None]]:
+    """`(self, keywords)` calling `self.METHOD(**keywords)` at the method's line, and its
+    parameters: those with a default -> their options (not passed first), the others -> None
+    (the world's own options for `arg:NAME`)."""
+    a = ext.method.args
+    named = [*a.args[1:], *a.kwonlyargs]
+    defaults = dict(zip([p.arg for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
+    defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+    params = {p.arg: default_options(defaults[p.arg]) if p.arg in defaults else None for p in named}
+    body = ast.parse(f"def {ENTRY}(self, {PASSED}):\n    return self.{ext.method_name}(**{PASSED})")
+    ast.increment_lineno(body, ext.method.lineno - 1)
+    namespace: dict = {}
+    exec(compile(body, ext.files.path(ext.source_rel), "exec"), module.__dict__, namespace)
+    return namespace[ENTRY], params
+
+
+def _calls_on_some_paths(ext: Extraction) -> bool:
+    """Whether the driven call site calls the method (as a method of the instance, which both
+    versions keep) only on some paths of its statements: in a branch, right of `and`/`or`, in a
+    conditional expression, a loop, a comprehension, a handler. Its guard then keeps inputs away
+    that the method's other callers may pass (`... or self.size <= 0 or self.limit() > n`)."""
+    if not ext.call_sites or ext.method is None or ext.method_kind != "instance":
+        return False
+    site = ext.call_sites[0]
+    if site.calls != "method" or ext.method.args.posonlyargs:
+        return False
+
+    def reach(node: ast.AST, guarded: bool) -> bool | None:
+        if node is site.call:
+            return guarded
+        for name, value in ast.iter_fields(node):
+            for i, child in enumerate(value if isinstance(value, list) else [value]):
+                if isinstance(child, ast.AST):
+                    found = reach(child, guarded or _on_some_paths(node, name, i))
+                    if found is not None:
+                        return found
+        return None
+
+    return any(reach(s, False) for s in site.statements)
+
+
+def _on_some_paths(node: ast.AST, name: str, index: int) -> bool:
+    """Whether `node`'s field `name` (item `index`) runs only on some paths through `node`."""
+    if isinstance(node, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.IfExp)):
+        return name in ("body", "orelse")
+    if isinstance(node, ast.BoolOp):
+        return index > 0
+    if isinstance(node, ast.Compare):
+        return name == "comparators" and index > 0
+    if isinstance(node, ast.Try):
+        return name in ("handlers", "orelse")
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        return name in ("elt", "key", "value") or (name == "generators" and index > 0)
+    if isinstance(node, ast.comprehension):
+        return name == "ifs"
+    return isinstance(node, (ast.Match, ast.Lambda))
 
 
 def _leaves_an_enclosing_loop(body: list[ast.stmt]) -> bool:

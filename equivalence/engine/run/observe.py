@@ -26,7 +26,7 @@ from equivalence.engine.world.standins import CURRENT, Environ, OsProxy, PartlyR
 from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
 from equivalence.engine.world.values import same
-from equivalence.engine.world.world import OPAQUE, NONE, Absent, Domains, Hints, World, canon
+from equivalence.engine.world.world import OPAQUE, NONE, Absent, Domains, Hints, World, canon, value
 
 
 @dataclass(frozen=True)
@@ -65,14 +65,21 @@ class Observation:
         }
 
 
+DIRECT = "called directly, not from its call site"  # the route of a run, when both versions have two
+DIRECT_OPTIONS = [value(False), value(True)]
+
+
 class Session:
     """A loaded version ready to run configurations in a loop."""
 
     def __init__(self, version: Version, domains: Domains, pools: tuple = ((), (), ()), hints: Hints | None = None,
-                 shared: list[GlobalInput] = ()):
+                 shared: list[GlobalInput] = (), direct: bool = False):
         """`shared`: globals the pair makes inputs beyond the version's own (inputs.target_defs),
-        their real values put back after each run (the version may run in another pair)."""
+        their real values put back after each run (the version may run in another pair).
+        `direct`: a run may call the method directly instead of through its call site (the key
+        DIRECT; the pair says so when both versions can)."""
         self.version = version
+        self.direct = direct
         self.domains = domains
         self.pools = pools  # (strings, ints) the code compares with, its tables' keys
         hints = hints or Hints()
@@ -113,10 +120,13 @@ class Session:
                     module[name] = world.value(key, default)
                 except Absent:
                     module.pop(name, None)
-            args = [world.value(f"local:{n}") for n in self.version.entry_args]
-            if self.version.entry_defaults:
-                args.append(passed(world, self.version.entry_defaults))
-            returned = self.version.entry(instance, *args)
+            if self.direct and world.value(DIRECT, DIRECT_OPTIONS):
+                returned = self.version.direct(instance, passed(world, self.version.direct_params))
+            else:
+                args = [world.value(f"local:{n}") for n in self.version.entry_args]
+                if self.version.entry_defaults:
+                    args.append(passed(world, self.version.entry_defaults))
+                returned = self.version.entry(instance, *args)
             if type(returned) is tuple and len(returned) == 2 and returned[0] is FELL_THROUGH_MARK:
                 live = returned[1]
                 returned = None

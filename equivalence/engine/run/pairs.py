@@ -18,7 +18,7 @@ from equivalence.engine.run.solve import Concolic
 from equivalence.engine.load.inputs import target_defs
 from equivalence.engine.load.literals import fixed_names
 from equivalence.engine.load.version import Version
-from equivalence.engine.run.observe import Observation, Session
+from equivalence.engine.run.observe import DIRECT, DIRECT_OPTIONS, Observation, Session
 from equivalence.engine.world.world import Domains, Hints, World
 
 BUDGET = 4000  # configurations per pair, beyond a preset's own
@@ -83,7 +83,9 @@ class Pair:
         shared = {side: target_defs(v.ext.target_rel, v.ext.function and v.ext.function.name, v.inputs, v.ext.files.parse,
                                     o.inputs)
                   for side, v, o in (("before", before, after), ("after", after, before))}
-        self.sessions = {side: Session(v, domains, pools, hints, shared[side])
+        # the method called directly too, when both versions' call sites call it on some paths only
+        self.direct = before.direct is not None and after.direct is not None and hints is None
+        self.sessions = {side: Session(v, domains, pools, hints, shared[side], self.direct)
                          for side, v in (("before", before), ("after", after))}
         self.refine = refine
         self.lazy = lazy_arguments(before, after)
@@ -278,7 +280,8 @@ def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, 
     stop = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else None
     novel = pair.arcs.novel if pair.arcs is not None else None
     propose = pair.concolic.proposals if pair.concolic is not None else None
-    explored = explore(pair.run, pair.domains, seeds or [{}], budget, stop, novel, propose=propose)
+    seeds = seeds or ([{}, {DIRECT: DIRECT_OPTIONS[1]}] if pair.direct else [{}])
+    explored = explore(pair.run, pair.domains, seeds, budget, stop, novel, propose=propose)
     pair.settle()
     covered, why = {}, []
     if coverage:
