@@ -37,6 +37,7 @@ CASES = {
     "page_ok": ("return True", "return page_size > 16"),  # a power of two from 16: 16 itself tells them apart
     "bucket_base": ("return base", "return base + 1"),  # float() of an item of a List[str]: "2", not "x"
     "config_file": ("return None", "return path"),  # a field the dataclass declares a str, joined first
+    "dump_dir": ('return "templated"', 'return "template"'),  # "%" in dirname(f"{folder}/..."): a str with "%"
     "buffer_tokens": ("else 0", "else -1"),  # its call site calls it for a positive size only: called directly too
 }
 

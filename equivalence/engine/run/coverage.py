@@ -10,7 +10,8 @@ raised. Branch points come from the AST of the function:
 - `assert`: holds / fails (the instruction loading AssertionError ran).
 A branch outcome is hit when, in one call, an instruction positioned inside the taken part ran
 (and, for an outcome that runs nothing, the test ran without raising and the guarded part did
-not). For an outcome never hit, the tracer also says why (`why.missed_reasons`): each call that
+not; for an `if` without `else`, also when one evaluation of its test jumped past the body:
+inside a loop, another pass of the same call may enter it). For an outcome never hit, the tracer also says why (`why.missed_reasons`): each call that
 ended by an exception is recorded with where it stopped and the exception, and each outcome's
 test (its gate) with how often it ran.
 """
@@ -77,6 +78,7 @@ class Ran:
     positions: set
     raised: set
     offsets: set
+    jumps: set = frozenset()  # (position, position): a conditional jump that ran, then the instruction after it
 
 
 def _span(node: ast.AST) -> tuple:
@@ -88,6 +90,10 @@ def _inside(pos, span) -> bool:
     if line is None or col is None:
         return False
     return (span[0], span[1]) <= (line, col) and (end_line, end_col) <= (span[2], span[3])
+
+
+def _body_span(body: list[ast.stmt]) -> tuple:
+    return (body[0].lineno, body[0].col_offset, body[-1].end_lineno, body[-1].end_col_offset)
 
 
 def _ran(span):
@@ -110,6 +116,18 @@ def _skipped(test, guarded):
 
     return predicate
 
+
+def _skipped_once(test, statement, body):
+    """As `_skipped`, or a conditional jump of the `if` (placed in the statement, outside its
+    body) went past the body in one evaluation: a test in a loop skips its body in one pass and
+    enters it in another."""
+    whole_call = _skipped(test, body)
+
+    def predicate(ran):
+        return whole_call(ran) or any(_inside(a, statement) and not _inside(a, body) and not _inside(b, body)
+                                      and not _inside(b, test) for a, b in ran.jumps)
+
+    return predicate
 
 
 def _literal_set(node: ast.AST) -> frozenset | None:
@@ -399,7 +417,8 @@ class _Points:
         if node.orelse:
             self._add(node.lineno, f"{word} false", _ran(_span(node.orelse[0])), gate, never_false)
         else:
-            self._add(node.lineno, f"{word} false (skips body)", _skipped(_span(node.test), body), gate, never_false)
+            self._add(node.lineno, f"{word} false (skips body)", _skipped_once(_span(node.test), _span(node), _body_span(node.body)),
+                      gate, never_false)
 
     def _assert(self, node: ast.Assert) -> None:
         test = _span(node.test)
@@ -473,7 +492,9 @@ class BranchTracer:
         self.borrowed = {code: _borrowed(code) for code in self.unit_of}
         self.returns = {code: {i.offset for i in dis.get_instructions(code) if i.opname in _RETURNS}
                         for code in self.unit_of}
-        self.calls: list[list] = []  # [code, offsets, raised, how it stopped (why.Stop) or None]
+        self.conditional = {code: {i.offset for i in dis.get_instructions(code) if i.opcode in _CONDITIONAL}
+                            for code in self.unit_of}
+        self.calls: list[list] = []  # [code, offsets, raised, how it stopped (why.Stop) or None, jumps]
         self.ends = {code: why.Ends() for code in units}
         self.entered: set[types.CodeType] = set()
         self.lines: dict[types.CodeType, set[int]] = {code: set() for code in units}
@@ -483,7 +504,10 @@ class BranchTracer:
             return None
         offsets: set = set()
         raised: set = set()
-        call = [frame.f_code, offsets, raised, None]
+        jumps: set = set()
+        conditional = self.conditional[frame.f_code]
+        previous = [None]  # the conditional jump that ran last, when it was the last instruction
+        call = [frame.f_code, offsets, raised, None, jumps]
         self.calls.append(call)
         last: list = [None]  # the last exception the frame saw: (offset, exception, traceback)
         frame.f_trace_opcodes = True
@@ -492,8 +516,12 @@ class BranchTracer:
         def local(frame, event, arg):
             if event == "opcode":
                 offsets.add(frame.f_lasti)
+                if previous[0] is not None:
+                    jumps.add((previous[0], frame.f_lasti))
+                previous[0] = frame.f_lasti if frame.f_lasti in conditional else None
             elif event == "exception":
                 raised.add(frame.f_lasti)  # a test that raised took neither way
+                previous[0] = None
                 last[0] = (frame.f_lasti, arg[1], arg[2])
             elif event == "return" and last[0] is not None:
                 offset, error, tb = last[0]
@@ -515,7 +543,7 @@ class BranchTracer:
         return False
 
     def feed(self) -> None:
-        for code, offsets, raised, stopped in self.calls:
+        for code, offsets, raised, stopped, jumps in self.calls:
             unit = self.unit_of[code]
             if code is unit:  # a nested function's call is not one of the unit's (the reasons count those)
                 self.entered.add(code)
@@ -526,7 +554,8 @@ class BranchTracer:
             positions, borrowed = self.positions[code], self.borrowed[code]
             self.lines[unit] |= {positions[o // 2][0] for o in offsets if o not in borrowed}
             ran = Ran({positions[o // 2] for o in offsets if o not in borrowed}, {positions[o // 2] for o in raised},
-                      offsets)
+                      offsets, {(positions[a // 2], positions[b // 2]) for a, b in jumps
+                                if a not in borrowed and b not in borrowed})
             for branch, predicate, gate in self.points[unit].items:
                 if branch.hit:
                     continue
@@ -555,6 +584,7 @@ class BranchTracer:
 
 
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE"}
+_CONDITIONAL = {dis.opmap[name] for name in dis.opmap if "JUMP" in name and "IF" in name}  # POP_JUMP_*_IF_*, ...
 
 
 def trace_until_done(tracer: BranchTracer, run, configs: list) -> Coverage:

@@ -46,7 +46,8 @@ def typed_options(declared: Declared, strings: tuple = (), items: tuple = (), le
 
 def _options(shape, strings, items, lengths) -> list[tuple] | None:
     if isinstance(shape, Scalar):
-        return list(SCALAR_OPTIONS[shape.name])
+        marked = separated(strings) if shape.name == "str" else None
+        return list(SCALAR_OPTIONS[shape.name]) + ([value(marked)] if marked else [])
     if isinstance(shape, NoneValue):
         return [NONE]
     if isinstance(shape, LiteralOf):
@@ -75,6 +76,17 @@ def _options(shape, strings, items, lengths) -> list[tuple] | None:
             out += got if got is not None else [OPAQUE]
         return list(dict.fromkeys(out))
     return None
+
+
+def separated(strings: tuple) -> str | None:
+    """A text holding every separator the code's string literals name (`"%"`, `"/"`, `"="`: the
+    literals made of punctuation only), or None. A string the code builds from a key (an
+    f-string, `.replace`, `os.path.dirname`) no longer tells the world what it was searched for,
+    so a declared str also takes one value that holds them all: `"%" in os.path.dirname(f"{d}/x")`
+    runs both ways."""
+    marks = dict.fromkeys(c for s in _code_strings(strings) if len(s) <= 3 and not any(ch.isalnum() or ch.isspace() for ch in s)
+                          for c in s)
+    return "x" + "".join(marks)[:8] if marks else None
 
 
 def item_shape(shape, index) -> object:
