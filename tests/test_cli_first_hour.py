@@ -208,8 +208,7 @@ def test_a_ctrl_c_while_importing_is_one_line_and_130(tmp_path, command):
 CTRL_C = """
 import os, signal, sys
 point = sys.argv[1]
-from codemods.extract_method import pipeline
-from codemods.core import command
+from codemods.core import command, runner
 
 def ctrl_c(real):
     def wrapped(*args, **kwargs):
@@ -218,7 +217,7 @@ def ctrl_c(real):
     return wrapped
 
 if point == "planning":
-    pipeline._run_steps = ctrl_c(pipeline._run_steps)
+    runner.run_steps = ctrl_c(runner.run_steps)
 else:  # the second commit
     real, calls = command.commit, []
     def commit(*args):

@@ -1,5 +1,5 @@
-"""A refactoring kind is a sequence of reviewable steps: each a transform of the run's state,
-one commit, and a tree that imports and behaves like the original.
+"""A refactoring kind is a sequence of reviewable steps: each a transform of the tree the steps
+before it left, one commit, and a tree that imports and behaves like the original.
 
 `Steps` is a kind's sequence; the range a user may ask for (`--steps A-B`) is defined by it
 alone: contiguous, within 1..len(steps).
@@ -12,35 +12,34 @@ from abc import ABC, abstractmethod
 from typing import Generic, Sequence, TypeVar
 
 from codemods.core.errors import BadInput
+from codemods.core.runner import Outcome, Tree
 
-State = TypeVar("State")
+Run = TypeVar("Run")
+Carry = TypeVar("Carry")
 
 
-class Step(ABC, Generic[State]):
-    """One step: `apply` transforms the kind's run state and says what it did (the subject)."""
+class Step(ABC, Generic[Run, Carry]):
+    """One step: `run` reads the kind's run (what its analysis found), the tree as the steps before
+    it left it and what they handed on, and returns what it did (`core.runner.Outcome`)."""
 
     number: int
 
     @abstractmethod
-    def apply(self, state: State) -> str:
-        """Do the step on `state`; the commit subject."""
-
-    def report(self, state: State) -> list[str]:
-        """Status lines to print after the step's subject, once its changes are rendered."""
-        return []
+    def run(self, run: Run, tree: Tree, carry: Carry) -> Outcome[Carry]:
+        """Do the step on `tree`: the new module, the files changed, the subject and status lines."""
 
 
-class Steps(Generic[State]):
+class Steps(Generic[Run, Carry]):
     """A kind's steps, numbered from 1."""
 
-    def __init__(self, steps: Sequence[Step[State]]):
+    def __init__(self, steps: Sequence[Step[Run, Carry]]):
         assert [s.number for s in steps] == list(range(1, len(steps) + 1))
         self.steps = tuple(steps)
 
     def __len__(self) -> int:
         return len(self.steps)
 
-    def __getitem__(self, number: int) -> Step[State]:
+    def __getitem__(self, number: int) -> Step[Run, Carry]:
         return self.steps[number - 1]
 
     @property

@@ -26,79 +26,19 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from codemods.core.errors import Conflicts, Location, Refusal
 from codemods.extract_component.design import Design, Field
+from codemods.extract_component.models import Inferred, Owner, Request
 from codemods.extract_component.uses import SelfUse, self_name, self_uses, written_chains
 from codemods.syntax.annotations import attribute_types
 from pysource.imports import callee_name
 from pysource.init_only import calls_on_self, run_only_in_init
-from pysource.classes import PROPERTY_DECORATORS, classes
 from pysource.receivers import Program
 
 SIMPLE_DEFAULTS = {"dict": "dict", "list": "list", "set": "set", "OrderedDict": None, "defaultdict": None}
-
-
-@dataclass
-class Request:
-    class_name: str
-    component: str
-    target_module: str
-    methods: tuple[str, ...]
-    attr: str
-    pass_owner: Optional[str] = None
-    field_names: dict = field(default_factory=dict)  # owner attribute (or chain "a.b") -> field name
-    state: tuple[str, ...] = ()
-    keep_wrappers: bool = False
-
-
-@dataclass
-class Inferred:
-    design: Design
-    construct_at: int  # index in `__init__`'s body where `self.init_ATTR()` goes
-    removed: list[int]  # indices in `__init__`'s body of the state initialisations it replaces
-    readers: dict[str, list[str]]  # forced state -> the staying methods that read it (through the component)
-    notes: list[str] = field(default_factory=list)
-
-
-class Owner:
-    """The owner class in its module: methods by name, properties, what its bases define."""
-
-    def __init__(self, path: Path, text: str, tree: ast.Module, class_name: str, module: str, root: Path):
-        self.path, self.text, self.tree, self.name, self.module, self.root = path, text, tree, class_name, module, root
-        found = [s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name]
-        self.node = found[0]
-        self.defs: dict[str, list[ast.FunctionDef]] = {}
-        for s in self.node.body:
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.defs.setdefault(s.name, []).append(s)
-        self.lineage = classes(text, class_name, root, module)  # the class, then its bases in the tree
-        self.methods: set[str] = set()
-        self.properties: set[str] = set()
-        self.class_attrs: set[str] = set()
-        for cls, _ in self.lineage:
-            for s in cls.body:
-                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    decorators = {ast.unparse(d) for d in s.decorator_list}
-                    if decorators & PROPERTY_DECORATORS or any(d.endswith(".setter") for d in decorators):
-                        self.properties.add(s.name)
-                    else:
-                        self.methods.add(s.name)
-                elif isinstance(s, (ast.Assign, ast.AnnAssign)):
-                    for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
-                        if isinstance(t, ast.Name):
-                            self.class_attrs.add(t.id)
-        self.init = (self.defs.get("__init__") or [None])[0]
-
-    def method(self, name: str) -> ast.FunctionDef:
-        return self.defs[name][0]
-
-    @property
-    def qualified(self) -> str:
-        return f"{self.module}.{self.name}"
 
 
 def infer(owner: Owner, request: Request, program: Program) -> Inferred:

@@ -21,11 +21,13 @@ from codemods.core.context import Context
 from codemods.checkout.callers import method_uses
 from codemods.core.packages import check_new_packages
 from codemods.core.errors import AlreadyApplied, BadInput, Conflicts, Location, NoSuchMethod, Refusal
-from codemods.core.plan import Plan, StepResult
+from codemods.core.plan import Plan
 from codemods.core.render import Renderer
+from codemods.core.runner import Tree, check_start, run_steps
 from codemods.core.steps import Steps
 from codemods.extract_component import analysis, build
-from codemods.extract_component.run import ComponentRun
+from codemods.extract_component.design import Design
+from codemods.extract_component.models import ComponentRun, Owner
 from codemods.extract_component.spec import ComponentSpec, source_file
 from codemods.extract_component.steps.callers import RewriteCallers
 from codemods.extract_component.steps.introduce import Introduce
@@ -171,34 +173,29 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
     if steps is None:
         steps = STEPS.after(done)
     STEPS.check(steps)
-    if steps.start != done + 1:
-        what = f"steps 1-{done} are" if done > 1 else "step 1 is" if done else "no step is"
-        raise BadInput(f"{what} already applied here; run --steps {done + 1}-{max(steps.stop - 1, done + 1)} "
-                       f"instead of --steps {steps.start}-{steps.stop - 1}", source, owner_cls.lineno)
+    check_start(done, steps, source, owner_cls.lineno)
     plan = Plan(root=ctx.root, shape="", originals={source: text, target: ctx.read(target) if target.exists() else None})
     plan.messages.append(f"found {source} ({spec.class_name} at line {owner_cls.lineno}) in {ctx.found.how}")
     module = parse(source, text)
     program = Program(ctx.checkout)
-    state = ComponentRun(ctx, spec, plan, done, source, target, source_module, module, text,
-                         Renderer(module, text).render, program,
-                         current={source: text, target: plan.originals[target]})
-    state.owner = analysis.Owner(source, text, parsing.parse(text, str(source)), spec.class_name, source_module,
-                                 ctx.root)
+    owner = Owner(source, text, parsing.parse(text, str(source)), spec.class_name, source_module, ctx.root)
     problems: list = []
+    notes: list[str] = []
+    inferred = design = None
     try:
         if done == 0:
-            state.inferred = analysis.infer(state.owner, _request(spec), program)
-            state.design = state.inferred.design
-            state.notes += [f"  {n}" for n in state.inferred.notes]
+            inferred = analysis.infer(owner, _request(spec), program)
+            design = inferred.design
+            notes += [f"  {n}" for n in inferred.notes]
         else:
-            state.design = design_from_tree(state, target_tree)
+            design = design_from_tree(spec, owner, done, program, target_tree)
     except Conflicts as e:
         problems += e.locations
     except Refusal as e:
         problems.append(Location(e.path or source, e.line or 0, e.why))
-    state.uses = method_uses(program, f"{source_module}.{spec.class_name}", list(spec.methods),
-                             skip_classes={f"{spec.target_module}.{spec.component}"})
-    problems += state.uses.conflicts
+    uses = method_uses(program, f"{source_module}.{spec.class_name}", list(spec.methods),
+                       skip_classes={f"{spec.target_module}.{spec.component}"})
+    problems += uses.conflicts
     if done == 0 and plan.originals[target] is not None:  # step 1's own refusal, listed with the others
         bound = binding_line(plan.originals[target], spec.component)
         if bound:
@@ -206,50 +203,41 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
                                                     f"another component name (or module)"))
     problems += [Location(p.path, p.node.lineno, f"patches {p.node.value!r}, a subclass's {p.method}: after the move "
                                                  f"that would patch {spec.component}.{p.method} for every owner")
-                 for p in state.uses.patches if p.owner != f"{source_module}.{spec.class_name}"]
+                 for p in uses.patches if p.owner != f"{source_module}.{spec.class_name}"]
     if spec.keep_wrappers:  # the delegations stay: an untyped receiver, or a read by name, still finds them
-        state.notes += [f"  left as it is, through the kept delegation: {a}" for a in state.uses.ambiguous]
-        state.notes += [f"  {a.path}:{a.line}: {a.what}; the delegations are kept, so it still finds them"
-                        for a in state.uses.by_name]
+        notes += [f"  left as it is, through the kept delegation: {a}" for a in uses.ambiguous]
+        notes += [f"  {a.path}:{a.line}: {a.what}; the delegations are kept, so it still finds them"
+                  for a in uses.by_name]
     else:
-        problems += state.uses.ambiguous + [
+        problems += uses.ambiguous + [
             Location(a.path, a.line, f"{a.what}: the delegation goes in step 3 (pass --keep-wrappers to keep it), "
-                                     f"or reach it through the component instead") for a in state.uses.by_name]
+                                     f"or reach it through the component instead") for a in uses.by_name]
     places: dict = {}
     for p in problems:  # one line per place (overrides are found by both analyses)
         places.setdefault((p.path, p.line), p)
     problems = list(places.values())
     if problems:
-        raise Conflicts(problems, note=_refusal_note(spec) if state.uses.ambiguous or state.uses.conflicts
-                        or state.uses.by_name else "")
+        raise Conflicts(problems, note=_refusal_note(spec) if uses.ambiguous or uses.conflicts
+                        or uses.by_name else "")
     plan.shape = "partially extracted (steps 1-%d applied)" % done if done else "component of %d method(s)" % len(
-        state.design.methods)
+        design.methods)
     plan.messages.append(f"recognised shape: {plan.shape}")
-    for number in steps:
-        step = STEPS[number]
-        state.changed = {}
-        subject = step.apply(state)
-        state.text = state.render(state.module)
-        changed = {**state.changed, source: state.text}
-        state.current.update(changed)
-        plan.steps.append(StepResult(number, subject, changed))
-        plan.messages.append(f"step {number}: {subject}")
-        plan.messages += step.report(state)
-        plan.messages += state.notes
-        state.notes = []
-    plan.changes = {p: t for p, t in state.current.items() if t is not None and t != plan.originals.get(p)}
+    render = Renderer(module, text).render
+    state = ComponentRun(ctx, spec, done, source, target, source_module, program, owner, design, inferred, uses,
+                         dict(plan.originals), render)
+    run_steps(STEPS, steps, state, Tree(source, module, text, {source: text, target: plan.originals[target]}), None,
+              plan, render, notes)
     return plan
 
 
-def design_from_tree(state: ComponentRun, target_tree: ast.Module):
-    spec = state.spec
-    owner = state.owner
+def design_from_tree(spec: ComponentSpec, owner: Owner, done: int, program: Program, target_tree: ast.Module) -> Design:
+    """The design a tree where step 1 (`done`: and maybe 2) is done holds."""
     cls = next(s for s in target_tree.body if isinstance(s, ast.ClassDef) and s.name == spec.component)
     builder = owner.method(f"init_{spec.attr}")
     design = build.from_tree(cls, builder, spec.class_name, spec.target_module, spec.attr)
-    if state.done == 1:  # the methods are still the owner's: those asked for, and their helpers
+    if done == 1:  # the methods are still the owner's: those asked for, and their helpers
         design.methods = list(spec.methods)
-        design.helpers = analysis._helpers(owner, list(spec.methods), state.program)
+        design.helpers = analysis._helpers(owner, list(spec.methods), program)
         design.methods += design.helpers
     else:  # the component's methods: those asked for, and the helpers that came along
         design.helpers = [m for m in design.methods if m not in spec.methods]

@@ -14,6 +14,7 @@ from codemods.checkout.import_graph import ImportGraph, module_imports
 from codemods.core.errors import Refusal
 from codemods.core.formatting import format_module, format_statement
 from codemods.extract_component.design import Design
+from codemods.extract_component.models import ComponentRun
 from codemods.syntax.annotations import is_lazy
 from codemods.syntax.import_placement import from_import
 from codemods.syntax.nodes import binding_line, parse
@@ -57,16 +58,16 @@ def stdlib_imports(design: Design, cls: cst.ClassDef) -> list[cst.SimpleStatemen
     return out
 
 
-def add_class(run, old: Optional[str], class_code: str, design: Design, owner: Optional[cst.Module] = None) -> str:
+def add_class(run: ComponentRun, text: str, old: Optional[str], class_code: str, design: Design,
+              owner: Optional[cst.Module] = None) -> str:
     """The target module's new text: `class_code` (the component class) in place of any class of
     its name the module holds, with the imports and globals the class needs, as the owner's module
-    (`run.current`) binds them. `owner`: that module's tree when the caller holds it (its code is
-    the text), else it is parsed."""
+    (its text as the steps so far left it: `text`) binds them. `owner`: that module's tree when the
+    caller holds it (its code is `text`), else it is parsed."""
     style = run.ctx.style
     cls = cst.parse_statement(class_code)
     cls = format_statement(cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), 0, style)
     package = run.source_module.rpartition(".")[0]
-    text = run.current[run.source] if run.source in run.current else run.text
     owner = owner if owner is not None else parse(run.source, text)
     target_module = parse(run.target, old) if old is not None else None
     if target_module is not None:
@@ -94,7 +95,8 @@ def add_class(run, old: Optional[str], class_code: str, design: Design, owner: O
                       lambda name: f"{run.source}:{binding_line(text, name) or 1}")
 
 
-def check_cycles(run, old_target: Optional[str], new_target: str, owner_imports_target: bool = True) -> None:
+def check_cycles(run: ComponentRun, old_target: Optional[str], new_target: str,
+                 owner_imports_target: bool = True) -> None:
     """Refuse when the imports a step adds close an import cycle: the owner's module importing the
     target, or the target importing what the moved code needs."""
     design = run.design

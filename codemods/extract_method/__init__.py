@@ -40,7 +40,7 @@ from codemods.core.writer import write_files
 from codemods.extract_method.pipeline import STEPS, missing_steps, run
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.spec import MethodSpec, context_for, recipe_for
-from codemods.extract_method.steps.make_static import Static
+from codemods.extract_method.models import Static
 
 __all__ = ["MethodSpec", "refactor", "write_plan", "Plan", "StepResult", "CodemodError", "BadInput", "Refusal",
            "NoSuchMethod", "AlreadyApplied", "STEPS"]

@@ -26,8 +26,7 @@ from codemods.checkout.callers import Use, method_uses
 from codemods.core.errors import Location, Refusal
 from codemods.core.formatting import Style
 from codemods.extract_method.recipe import Recipe
-from codemods.extract_method.signature import call_arguments, kwarg
-from codemods.extract_method.steps.make_static import new_call
+from codemods.extract_method.signature import call_arguments, kwarg, new_call
 from codemods.extract_method.steps.positional import _PassPositionally
 from codemods.syntax.import_placement import add_import, from_import
 from codemods.syntax.nodes import parse

@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import ast
 import difflib
-from typing import Callable
+from typing import Callable, Optional
 
 import libcst as cst
 
 from codemods.core.context import Context
 from codemods.core.packages import check_new_packages
 from codemods.core.errors import AlreadyApplied, BadInput, Location, NoSuchMethod, Refusal
-from codemods.core.plan import Plan, StepResult
+from codemods.core import runner
+from codemods.core.plan import Plan
+from codemods.core.runner import Tree, check_start
 from codemods.core.render import Renderer
 from codemods.extract_method.move_conflicts import outside_uses, refuse_uses
 from codemods.extract_method.outside_callers import find_outside_calls
 from codemods.extract_method.recipe import Recipe
-from codemods.extract_method.run import ExtractionRun
+from codemods.extract_method.models import Handed, MethodRun, Static
 from codemods.core.steps import Steps
 from codemods.extract_method.steps.leave_wrapper import LeaveWrapper
 from codemods.extract_method.steps.make_static import MakeStatic
@@ -49,7 +51,7 @@ def missing_steps(ctx: Context, recipe: Recipe) -> range:
 
 
 def run(ctx: Context, recipe: Recipe, steps: range,
-        classify: Callable[[str, object], str] = lambda code, static: "unknown") -> Plan:
+        classify: Callable[[str, Optional[Static]], str] = lambda code, static: "unknown") -> Plan:
     root = ctx.root
     source, target = root / recipe.source_file, root / recipe.target_file
     if recipe.package_inits and 2 in steps:  # a typo of a sibling package is refused before anything is read
@@ -73,10 +75,7 @@ def run(ctx: Context, recipe: Recipe, steps: range,
             f"; step {LAST} has nothing left to do (nothing to narrow, nothing only {recipe.function} used left in "
             f"{source.name})")
         raise AlreadyApplied(f"already applied: {recipe.target_file} holds {recipe.function}{left}", source)
-    if steps.start != status.done + 1:
-        done = f"steps 1-{status.done} are" if status.done > 1 else "step 1 is" if status.done else "no step is"
-        raise BadInput(f"{done} already applied here; run --steps {status.done + 1}-{max(steps.stop - 1, status.done + 1)}"
-                       f" instead of --steps {steps.start}-{steps.stop - 1}", source, status.line)
+    check_start(status.done, steps, source, status.line)
     if recipe.new_target and status.done < 2 and target_text is not None and 2 not in steps:
         raise BadInput("target module already present", target)
 
@@ -94,10 +93,11 @@ def run(ctx: Context, recipe: Recipe, steps: range,
         uses += refused
         mended = [Location(c.path, c.line, f"calls {ast.unparse(c.call.func)}") for c in outside.calls]
     plan.broken_between_steps = mended
-    state = ExtractionRun(ctx, recipe, plan, status, source, target, module, text, Renderer(module, text).render,
-                          current={source: text, target: target_text}, outside=outside)
+    render = Renderer(module, text).render
+    state = MethodRun(ctx, recipe, status, source, target, dict(plan.originals), render, outside)
     try:
-        _run_steps(state, steps)
+        tree = Tree(source, module, text, {source: text, target: target_text})
+        _, handed = runner.run_steps(STEPS, steps, state, tree, Handed(), plan, render)
     except Refusal as exc:
         if uses:
             raise refuse_uses(uses, recipe, exc) from None
@@ -110,7 +110,7 @@ def run(ctx: Context, recipe: Recipe, steps: range,
         plan.messages.append(f"{len(mended)} use(s) outside the class {how} (steps 1-2 alone would break them, so "
                              f"the steps are written together, never with --commit):")
         plan.messages += [f"  {u.path}:{u.line}: {u.what.removesuffix(': steps 1-2 would break it')}" for u in mended]
-    plan.shape = classify(plan.originals[source], state.static) if status.done == 0 else \
+    plan.shape = classify(plan.originals[source], handed.static) if status.done == 0 else \
         f"partially extracted (steps 1-{status.done} applied)"
     plan.messages.insert(1, f"recognised shape: {plan.shape}")
     return plan
@@ -122,19 +122,3 @@ def _did_you_mean(module, source, recipe: Recipe) -> str:
     names = [s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)]
     close = difflib.get_close_matches(recipe.method_name, names, n=3)
     return f": did you mean {' or '.join(close)}?" if close else " (the class has no method of that name)"
-
-
-def _run_steps(state: ExtractionRun, steps: range) -> None:
-    """Run `steps` on `state`, in memory, recording each step and the changes in its plan."""
-    plan = state.plan
-    for number in steps:
-        step = STEPS[number]
-        state.changed = {}
-        subject = step.apply(state)
-        state.text = state.render(state.module)
-        changed = {**state.changed, state.source: state.text}
-        state.current.update(changed)
-        plan.steps.append(StepResult(number, subject, changed))
-        plan.messages.append(f"step {number}: {subject}")
-        plan.messages += step.report(state)
-    plan.changes = {p: t for p, t in state.current.items() if t is not None and t != plan.originals.get(p)}

@@ -59,3 +59,8 @@ def call_arguments(call: cst.Call, params: cst.Parameters, path: Path, line: Opt
             raise Refusal(f"a call passes {a.keyword.value}=, which the method does not take", path, line)
         out.append(a)
     return out
+
+
+def new_call(call: cst.Call, func: str, args: list[cst.Arg]) -> cst.Call:
+    """`func(args)`, keeping nothing of `call` but its parentheses around the whole expression."""
+    return cst.Call(func=cst.parse_expression(func), args=args, lpar=call.lpar, rpar=call.rpar)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -22,20 +21,12 @@ import libcst as cst
 
 from codemods.core.errors import BadInput, Refusal
 from codemods.core.formatting import Style
+from codemods.extract_method.models import NOT_FOUND, Status
 from codemods.extract_method.recipe import Recipe
 from codemods.syntax.tidy import tidy_source
 from codemods.syntax.nodes import class_members, def_line, parse_text, top_class
 from pysource import parsing
 from pysource.extraction import Extraction, LocateError, locate
-
-NOT_FOUND = -1
-
-
-@dataclass(frozen=True)
-class Status:
-    done: int  # last step applied: 0..4, or NOT_FOUND
-    line: Optional[int]
-
 
 def detect(root: Path, module: cst.Module, text: str, path: Path, target_text: Optional[str],
            recipe: Recipe) -> Status:

@@ -16,32 +16,34 @@ at once.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping, Optional
 
 import libcst as cst
 
 from codemods.checkout.callers import method_uses
 from codemods.core.errors import Conflicts, Location
+from codemods.core.runner import Outcome, Tree
 from codemods.core.steps import Step
-from codemods.extract_component.run import ComponentRun
+from codemods.extract_component.models import ComponentRun
 from codemods.syntax.nodes import parse, top_class
 from codemods.syntax.restyle import restyle
 from codemods.syntax.source_edits import SourceEdits
 from pysource.receivers import Program
 
 
-def current_program(run: ComponentRun) -> Program:
+def current_program(run: ComponentRun, current: Mapping[Path, Optional[str]]) -> Program:
     """A program over the checkout as the steps so far left it (the owner's and the component's
-    modules as they are in memory)."""
+    modules as they are in memory: `current`)."""
     base = run.ctx.checkout
-    overrides = {base.relative(path, base.package_root): text for path, text in run.current.items()
+    overrides = {base.relative(path, base.package_root): text for path, text in current.items()
                  if text is not None}
     return run.program.over(base.with_texts(overrides))
 
 
-class RewriteCallers(Step[ComponentRun]):
+class RewriteCallers(Step[ComponentRun, None]):
     number = 3
 
-    def apply(self, run: ComponentRun) -> str:
+    def run(self, run: ComponentRun, tree: Tree, carry: None) -> Outcome[None]:
         design, style, spec = run.design, run.ctx.style, run.spec
         public = list(spec.methods)
         moving = set(design.methods)
@@ -49,9 +51,10 @@ class RewriteCallers(Step[ComponentRun]):
         callers = [u for u in uses.callers if u.path != run.source]
         patches = [p for p in uses.patches if p.owner == f"{run.source_module}.{design.owner}"]
         values = {u.method for u in uses.values}
+        current = dict(tree.current)
         if run.done < 2:  # the owner's own calls: in its text as steps 1-2 left it
-            run.current[run.source] = run.render(run.module)
-            here = method_uses(current_program(run), f"{run.source_module}.{design.owner}", public,
+            current[run.source] = tree.text
+            here = method_uses(current_program(run, current), f"{run.source_module}.{design.owner}", public,
                                skip_in_class=moving, skip_classes={f"{design.target_module}.{design.component}"},
                                only={run.source})
             callers += here.callers
@@ -62,7 +65,7 @@ class RewriteCallers(Step[ComponentRun]):
         touched: dict[Path, set[int]] = {}
 
         def text_of(path: Path) -> str:
-            return run.current[path] if path in run.current else run.ctx.checkout.text(path)
+            return current[path] if path in current else run.ctx.checkout.text(path)
 
         for use in callers:
             e = edits.setdefault(use.path, SourceEdits(text_of(use.path)))
@@ -79,31 +82,31 @@ class RewriteCallers(Step[ComponentRun]):
                                                                  f"tool does not rewrite: write {new_path}.{p.method} "
                                                                  f"there")])
             e.replace_node(p.node, spelled.replace(old, f"{new_path}.{p.method}"))
+        module = tree.module
+        files: dict[Path, str] = {}
+        originals: dict[Path, Optional[str]] = {}
         for path, e in edits.items():
             new = restyle(e.result(), touched.get(path, set()), style)
             if path == run.source:
-                run.module = parse(path, new)
+                module = parse(path, new)
             else:
-                run.adds(path, new, run.plan.originals[path] if path in run.plan.originals else text_of(path))
+                files[path] = new
+                originals[path] = run.originals[path] if path in run.originals else text_of(path)
         kept = set(public) if spec.keep_wrappers else values & set(public)
-        _, cls = top_class(run.module, design.owner, run.source)
+        _, cls = top_class(module, design.owner, run.source)
         body = [s for s in cls.body.body if not (isinstance(s, cst.FunctionDef) and s.name.value in public
                                                  and s.name.value not in kept)]
         removed = len(cls.body.body) - len(body)
         if removed:
             new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
-            run.module = run.module.with_changes(body=[new_cls if s is cls else s for s in run.module.body])
-        run.notes += [f"  {n}" for n in uses.notes]
-        files = len({u.path for u in callers} | {p.path for p in patches})
-        run.caller_count = (len(callers), files, removed, sorted(kept))
+            module = module.with_changes(body=[new_cls if s is cls else s for s in module.body])
+        files_touched = len({u.path for u in callers} | {p.path for p in patches})
         kept_note = f"; {', '.join(sorted(kept))} kept (handed around as a value)" if kept and not spec.keep_wrappers \
             else ""
-        return f"Call {design.owner}'s {_listed(public)} through {design.attr}{kept_note}"
-
-    def report(self, run: ComponentRun) -> list[str]:
-        calls, files, removed, kept = getattr(run, "caller_count", (0, 0, 0, []))
-        return [f"  {calls} call(s) in {files} file(s) now go through {run.design.attr}; {removed} delegation(s) "
-                f"dropped" + (f", kept: {', '.join(kept)}" if kept else "")]
+        counted = f"  {len(callers)} call(s) in {files_touched} file(s) now go through {design.attr}; {removed} " \
+                  f"delegation(s) dropped" + (f", kept: {', '.join(sorted(kept))}" if kept else "")
+        return Outcome(f"Call {design.owner}'s {_listed(public)} through {design.attr}{kept_note}", module, files,
+                       originals, messages=[counted], notes=[f"  {n}" for n in uses.notes])
 
 
 def _listed(names: list[str]) -> str:

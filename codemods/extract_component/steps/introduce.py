@@ -17,9 +17,11 @@ import libcst as cst
 from codemods.core.errors import Refusal
 from codemods.core.packages import described, new_packages
 from codemods.core.formatting import Style, format_statement
+from codemods.core.runner import Outcome, Tree
 from codemods.core.steps import Step
 from codemods.extract_component import build
-from codemods.extract_component.run import ComponentRun
+from codemods.extract_component.design import Design
+from codemods.extract_component.models import ComponentRun
 from codemods.extract_component.target import add_class, check_cycles
 from codemods.syntax.import_placement import add_import, from_import
 from codemods.syntax.nodes import binding_line, top_class
@@ -87,13 +89,13 @@ def _formatted(node: cst.BaseStatement, depth: int, style: Style) -> cst.BaseSta
     return format_statement(header, depth, style).with_changes(**blocks)
 
 
-class Introduce(Step[ComponentRun]):
+class Introduce(Step[ComponentRun, None]):
     number = 1
 
-    def apply(self, run: ComponentRun) -> str:
+    def run(self, run: ComponentRun, tree: Tree, carry: None) -> Outcome[None]:
         design, inferred, ctx = run.design, run.inferred, run.ctx
         style = ctx.style
-        _, cls = top_class(run.module, design.owner, run.source)
+        _, cls = top_class(tree.module, design.owner, run.source)
         body = list(cls.body.body)
         init_at = next(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value == "__init__")
         init = body[init_at]
@@ -126,26 +128,29 @@ class Introduce(Step[ComponentRun]):
         builder = builder.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         body.insert(init_at + 1, builder)
         new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
-        module = run.module.with_changes(body=[new_cls if s is cls else s for s in run.module.body])
+        module = tree.module.with_changes(body=[new_cls if s is cls else s for s in tree.module.body])
         package = run.source_module.rpartition(".")[0]
         module = add_import(module, from_import(design.target_module, [design.component]), style, package)
-        run.module = module
-        old = run.text_of(run.target)
+        old = run.text_of(tree, run.target)
         if old is not None:
             bound = binding_line(old, design.component)
             if bound:
                 raise Refusal(f"{design.target_module} already binds {design.component}: choose another component "
                               f"name (or module)", run.target, bound)
-        new_target = add_class(run, old, build.class_code(design), design)
+        new_target = add_class(run, tree.text, old, build.class_code(design), design)
         check_cycles(run, old, new_target)
-        run.adds(run.target, new_target, run.plan.originals.get(run.target, old))
+        files = {run.target: new_target}
+        originals = {run.target: run.originals.get(run.target, old)}
+        notes = []
         for init_file in new_packages(ctx.root, run.target):
-            run.adds(init_file, "", None)
-            run.notes += [f"step 1: {line}" for line in described(ctx.root, [init_file])]
-        return f"Introduce {design.component} for {design.owner}'s {_listed([m for m in design.methods if m not in design.helpers])}"
+            files[init_file] = ""
+            originals[init_file] = None
+            notes += [f"step 1: {line}" for line in described(ctx.root, [init_file])]
+        subject = f"Introduce {design.component} for {design.owner}'s " \
+                  f"{_listed([m for m in design.methods if m not in design.helpers])}"
+        return Outcome(subject, module, files, originals, messages=self.report(design), notes=notes)
 
-    def report(self, run: ComponentRun) -> list[str]:
-        d = run.design
+    def report(self, d: Design) -> list[str]:
         kinds = {"value": "fields", "getter": "getters", "callback": "callbacks", "owner": "owner", "state": "moved state"}
         parts = []
         for kind, label in kinds.items():

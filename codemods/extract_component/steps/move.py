@@ -19,10 +19,11 @@ import libcst as cst
 
 from codemods.checkout.references import referenced_elsewhere
 from codemods.core.errors import Conflicts, Location
+from codemods.core.runner import Outcome, Tree
 from codemods.core.steps import Step
 from codemods.extract_component import build
 from codemods.extract_component.design import Design
-from codemods.extract_component.run import ComponentRun
+from codemods.extract_component.models import ComponentRun
 from codemods.extract_component.target import add_class, check_cycles
 from codemods.syntax.nodes import LineMap, def_line, dotted, parse, top_class
 from codemods.syntax.annotations import is_lazy
@@ -116,17 +117,17 @@ def delegation(fn: cst.FunctionDef, attr: str) -> cst.FunctionDef:
         fn.body, cst.IndentedBlock) else None))
 
 
-class Move(Step[ComponentRun]):
+class Move(Step[ComponentRun, None]):
     number = 2
 
-    def apply(self, run: ComponentRun) -> str:
+    def run(self, run: ComponentRun, tree: Tree, carry: None) -> Outcome[None]:
         design, style = run.design, run.ctx.style
-        _, cls = top_class(run.module, design.owner, run.source)
+        _, cls = top_class(tree.module, design.owner, run.source)
         members = set(design.methods) | {f.name for f in design.fields}
         moved: list[cst.FunctionDef] = []
         problems: list[Location] = []
         body = []
-        target_text = run.text_of(run.target)  # a new module gets `from __future__ import annotations` in step 1
+        target_text = run.text_of(tree, run.target)  # a new module gets `from __future__ import annotations` in step 1
         postponed = target_text is None or is_lazy(parse(run.target, target_text))
         for s in cls.body.body:
             if not (isinstance(s, cst.FunctionDef) and s.name.value in design.methods):
@@ -139,7 +140,7 @@ class Move(Step[ComponentRun]):
             check = _Check(me, members, design.owner_field.name if design.owner_field else None)
             remapped.visit(check)
             if check.left:
-                lines = LineMap(s, def_line(run.text, design.owner, s.name.value))
+                lines = LineMap(s, def_line(tree.text, design.owner, s.name.value))
                 for node in check.left:
                     problems.append(Location(run.source, lines(node) or 0,
                                              f"{design.owner}.{s.name.value} reads {me}.{node.attr.value}, which "
@@ -153,25 +154,24 @@ class Move(Step[ComponentRun]):
         if problems:
             raise Conflicts(problems)
         new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
-        run.module = run.module.with_changes(body=[new_cls if s is cls else s for s in run.module.body])
+        module = tree.module.with_changes(body=[new_cls if s is cls else s for s in tree.module.body])
         component = cst.parse_statement(build.class_code(design))  # add_class lays the whole class out
         component = component.with_changes(body=component.body.with_changes(body=[*component.body.body, *moved]))
         old = target_text
-        run.current[run.source] = run.render(run.module)  # the owner as the target's imports see it
+        owner_text = run.render(module)  # the owner as the target's imports see it
         text = cst.Module(body=[component]).code
-        new_target = add_class(run, old, text, design, run.module)
+        new_target = add_class(run, owner_text, old, text, design, module)
         check_cycles(run, old, new_target, owner_imports_target=False)
-        run.adds(run.target, new_target, run.plan.originals.get(run.target, old))
         checkout = run.ctx.checkout
         target_module = parse(run.target, new_target)
-        run.module, dropped = tidy_source(
-            run.module, target_module, design.component, style,
+        module, dropped = tidy_source(
+            module, target_module, design.component, style,
             lambda names: referenced_elsewhere(checkout, run.source_module, design.target_module, names, style,
                                                {run.source, run.target}), True, run.render)
-        if dropped:
-            run.notes.append(f"  step 2 drops from {run.source.name} what only the moved code used: "
-                             f"{', '.join(dropped)}")
-        return f"Move {design.owner}'s {_listed(design)} into {design.component}"
+        notes = [f"  step 2 drops from {run.source.name} what only the moved code used: {', '.join(dropped)}"] \
+            if dropped else []
+        return Outcome(f"Move {design.owner}'s {_listed(design)} into {design.component}", module,
+                       {run.target: new_target}, {run.target: run.originals.get(run.target, old)}, notes=notes)
 
 
 def _self_typed(fn: cst.FunctionDef, component: str, postponed: bool) -> cst.FunctionDef:

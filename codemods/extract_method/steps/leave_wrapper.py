@@ -41,13 +41,13 @@ from codemods.extract_method.call_sites import (
 from codemods.syntax.nodes import class_members, def_line, parse, top_class
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_statement
-from codemods.extract_method.steps.make_static import Static, call_site_block, inferred_args, new_call
-from codemods.extract_method.steps.move_function import Hole
+from codemods.extract_method.steps.make_static import call_site_block, inferred_args
 from codemods.extract_method.recipe import Recipe
-from codemods.extract_method.signature import kwarg
+from codemods.extract_method.signature import kwarg, new_call
 from codemods.extract_method.steps.wrapper_from_tree import static_from_tree
 from codemods.core.steps import Step
-from codemods.extract_method.run import ExtractionRun
+from codemods.core.runner import Outcome, Tree
+from codemods.extract_method.models import Handed, Hole, MethodRun, Static
 from codemods.extract_method.steps.positional import make_positional, pass_positionally
 from codemods.extract_method.outside_callers import rewrite_outside_calls
 from codemods.syntax.type_checking import drop_imports
@@ -159,72 +159,76 @@ def _restore_call_sites(cls: cst.ClassDef, sites: list[Site], recipe: Recipe, sh
     return apply_swaps(cls, sites, swaps)
 
 
-class LeaveWrapper(Step["ExtractionRun"]):
+class LeaveWrapper(Step[MethodRun, Handed]):
     """Step 3: a wrapper of the original signature goes back into the class."""
 
     number = 3
 
-    def apply(self, run: "ExtractionRun") -> str:
-        recipe = run.recipe
+    def run(self, run: MethodRun, tree: Tree, carry: Handed) -> Outcome[Handed]:
+        recipe, style, source = run.recipe, run.ctx.style, run.source
+        module, static = tree.module, carry.static
+        current = dict(tree.current)
+        files: dict[Path, str] = {}
+        originals: dict[Path, Optional[str]] = {}
+        placed = ""
         if not recipe.no_wrapper:
-            run.module, where = leave_wrapper(run.module, run.text, run.source, recipe, run.ctx.style,
-                                              run.current[run.target], run.hole, run.static,
-                                              run.members if run.static is not None else None)
-            run.wrapper_placed = where
+            module, placed = leave_wrapper(module, tree.text, source, recipe, style, current[run.target], carry.hole,
+                                           static, carry.members)
+        names: list[str] = []
+        calls = 0
         if recipe.positional:
-            target, names = make_positional(run.current[run.target], run.target, recipe.function, run.ctx.style)
-            run.changed[run.target] = target
-            run.current[run.target] = target
-            _, cls = top_class(run.module, recipe.class_name, run.source)
-            new, run.positional_calls = pass_positionally(cls, recipe.callee, names, run.ctx.style)
-            run.positional_names = names
-            run.module = run.module.with_changes(body=[new if s is cls else s for s in run.module.body])
+            target, names = make_positional(current[run.target], run.target, recipe.function, style)
+            files[run.target] = current[run.target] = target
+            _, cls = top_class(module, recipe.class_name, source)
+            new, calls = pass_positionally(cls, recipe.callee, names, style)
+            module = module.with_changes(body=[new if s is cls else s for s in module.body])
+        rewritten = 0
         if run.outside is not None:
-            _rewrite_outside(run)
+            module, rewritten = _rewrite_outside(run, module, static, current, names, files, originals)
+        dropped = False
         if recipe.no_wrapper:
-            _drop_unused_target_import(run)
-        return recipe.subject(3)
-
-    def report(self, run: "ExtractionRun") -> list[str]:
-        if run.recipe.no_wrapper:
-            lines = [f"step 3: no wrapper: {run.recipe.qualified} is gone, its call sites call {run.recipe.callee}"]
+            module, dropped = _drop_unused_target_import(run, module, static)
+        text = run.render(module)
+        if recipe.no_wrapper:
+            lines = [f"step 3: no wrapper: {recipe.qualified} is gone, its call sites call {recipe.callee}"]
         else:
-            at = def_line(run.text, run.recipe.class_name, run.recipe.method_name)
-            lines = [f"step 3: wrapper {run.recipe.qualified} placed {run.wrapper_placed} (line {at})"]
-        if run.dropped_target_import:
-            lines.append(f"step 3: no import of {run.recipe.target_alias} in {run.source.name}: nothing there calls "
-                         f"{run.recipe.callee}")
+            at = def_line(text, recipe.class_name, recipe.method_name)
+            lines = [f"step 3: wrapper {recipe.qualified} placed {placed} (line {at})"]
+        if dropped:
+            lines.append(f"step 3: no import of {recipe.target_alias} in {source.name}: nothing there calls "
+                         f"{recipe.callee}")
         if run.outside is not None:
-            files = len({c.path for c in run.outside.calls})
-            lines.append(f"step 3: {run.outside_rewritten} call(s) in {files} file(s) outside {run.recipe.class_name} "
-                         f"now call {run.recipe.callee}")
-        if run.recipe.positional and run.positional_names:
-            names, calls = ", ".join(run.positional_names), run.positional_calls
-            lines.append(f"step 3: {calls} call(s) in {run.recipe.class_name} pass {names} by position" if calls else
-                         f"step 3: no call in {run.recipe.class_name} to pass {names} by position: the parameters "
+            touched = len({c.path for c in run.outside.calls})
+            lines.append(f"step 3: {rewritten} call(s) in {touched} file(s) outside {recipe.class_name} "
+                         f"now call {recipe.callee}")
+        if recipe.positional and names:
+            listed = ", ".join(names)
+            lines.append(f"step 3: {calls} call(s) in {recipe.class_name} pass {listed} by position" if calls else
+                         f"step 3: no call in {recipe.class_name} to pass {listed} by position: the parameters "
                          f"are positional-or-keyword, and calls by keyword still bind them")
-        return lines
+        return Outcome(recipe.subject(3), module, files, originals, messages=lines, text=text)
 
 
-def _drop_unused_target_import(run: "ExtractionRun") -> None:
+def _drop_unused_target_import(run: MethodRun, module: cst.Module, static: Optional[Static]) -> tuple[cst.Module, bool]:
     """--no-wrapper where nothing in the class's module calls the function any more (only other
     modules did): the import step 2 added for the call sites goes. Kept when the user's file
     imported the target module already (a tree at step 2 imports it because step 2 did), or
     when the name appears anywhere but in its import (a string or comment counts: kept)."""
-    if run.static is not None and run.static.sites:  # the class's own call sites call it through the import
-        return
+    if static is not None and static.sites:  # the class's own call sites call it through the import
+        return module, False
     spelled = re.compile(rf"(?<![\w.]){re.escape(run.recipe.target_alias)}\b")
-    if len(spelled.findall(run.render(run.module))) != 1 or (run.status.done != 2 and spelled.search(run.original)):
-        return
-    alias = run.recipe.target_alias
-    run.module = drop_imports(run.module, {alias}, run.ctx.style)
-    run.dropped_target_import = True
+    if len(spelled.findall(run.render(module))) != 1 or (run.status.done != 2 and spelled.search(run.original)):
+        return module, False
+    return drop_imports(module, {run.recipe.target_alias}, run.ctx.style), True
 
 
-def _rewrite_outside(run: "ExtractionRun") -> None:
-    """--no-wrapper: the calls outside the class call the function (`outside_callers`)."""
+def _rewrite_outside(run: MethodRun, module: cst.Module, static: Optional[Static], current: dict[Path, Optional[str]],
+                     names: list[str], files: dict[Path, str], originals: dict[Path, Optional[str]]
+                     ) -> tuple[cst.Module, int]:
+    """--no-wrapper: the calls outside the class call the function (`outside_callers`); the files
+    they are in go into `files` (their texts before the run into `originals`)."""
     recipe, ctx = run.recipe, run.ctx
-    if run.static is None:
+    if static is None:
         first = run.outside.calls[0]
         raise Refusal(f"{first.path}:{first.line} calls {recipe.qualified} from outside the class: a run that "
                       f"rewrites such calls starts at step 1 (it maps their arguments by the method's signature)",
@@ -232,13 +236,15 @@ def _rewrite_outside(run: "ExtractionRun") -> None:
 
     def text_of(path: Path) -> str:
         if path == run.source:
-            return run.render(run.module)
-        return run.current[path] if path in run.current else ctx.checkout.text(path)
+            return run.render(module)
+        return current[path] if path in current else ctx.checkout.text(path)
 
-    texts, run.outside_rewritten = rewrite_outside_calls(run.outside, recipe, run.static.original.params,
-                                  run.positional_names if recipe.positional else [], ctx.style, text_of, ctx.checkout)
+    texts, rewritten = rewrite_outside_calls(run.outside, recipe, static.original.params,
+                                             names if recipe.positional else [], ctx.style, text_of, ctx.checkout)
     for path, new in texts.items():
         if path == run.source:
-            run.module = parse(path, new)
+            module = parse(path, new)
         else:
-            run.adds(path, new, run.plan.originals[path] if path in run.plan.originals else ctx.checkout.text(path))
+            files[path] = new
+            originals[path] = run.originals[path] if path in run.originals else ctx.checkout.text(path)
+    return module, rewritten

@@ -11,7 +11,7 @@ function takes the instance whole instead (`self` -> that name everywhere).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -46,27 +46,12 @@ from codemods.core.formatting import Style, format_statement
 from codemods.syntax.fstring_debug import mentions_name, spell_out_debug_fields
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.analysis.rewrites import Param, Rewrites
-from codemods.extract_method.signature import call_arguments, kwarg, own_params
+from codemods.extract_method.signature import call_arguments, kwarg, new_call, own_params
 from codemods.core.steps import Step
 from codemods.extract_method.analysis.annotations import Annotator
 from codemods.syntax.nodes import own_code, parse, returns_a_value
-from codemods.extract_method.run import ExtractionRun
-
-
-@dataclass
-class Static:
-    """What step 1 found, for the later steps of the same run."""
-
-    params: list[Param]  # inferred from `self` (or the recipe's reads)
-    own: list[str]  # names of the method's own parameters, after those in the signature
-    results: list[str]
-    attributes: dict[str, str]
-    record_style: Optional[str]
-    returns_value: bool
-    original: cst.FunctionDef  # the method as it was (the wrapper gets its signature)
-    # call sites as they were: the statement holding each (its header, in a compound statement's)
-    sites: list[cst.BaseStatement | Header] = field(default_factory=list)
-    members: Optional[dict] = None  # class members holding call sites (`call_sites.holders`)
+from codemods.core.runner import Outcome, Tree
+from codemods.extract_method.models import Handed, MethodRun, Static
 
 
 class _ApplyRewrites(cst.CSTTransformer):
@@ -236,11 +221,6 @@ def call_site_block(recipe: Recipe, static: Static, call: str) -> str:
     return code
 
 
-def new_call(call: cst.Call, func: str, args: list[cst.Arg]) -> cst.Call:
-    """`func(args)`, keeping nothing of `call` but its parentheses around the whole expression."""
-    return cst.Call(func=cst.parse_expression(func), args=args, lpar=call.lpar, rpar=call.rpar)
-
-
 def inferred_args(params: list[Param], own: list[str]) -> list[cst.Arg]:
     return [kwarg(p.name, cst.parse_expression(p.argument)) for p in params if p.name not in own]
 
@@ -275,20 +255,18 @@ def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: 
     return rewrite_sites(cls, sites, replace, style)
 
 
-class MakeStatic(Step["ExtractionRun"]):
+class MakeStatic(Step[MethodRun, Handed]):
     """Step 1: the method becomes a keyword-only static method in place."""
 
     number = 1
 
-    def apply(self, run: "ExtractionRun") -> str:
+    def run(self, run: MethodRun, tree: Tree, carry: Handed) -> Outcome[Handed]:
         recipe, ctx = run.recipe, run.ctx
         target_text = run.original_target
-        annotator = Annotator(ctx.checkout, recipe, run.module, run.text, ctx.root, parse(run.target, target_text)
+        annotator = Annotator(ctx.checkout, recipe, tree.module, tree.text, ctx.root, parse(run.target, target_text)
                               if target_text is not None else None) if recipe.infer else None
-        run.module, run.static = make_static(run.module, run.text, run.source, recipe, ctx.style, ctx.root,
-                                             annotator.annotate if annotator else None)
+        module, static = make_static(tree.module, tree.text, run.source, recipe, ctx.style, ctx.root,
+                                     annotator.annotate if annotator else None)
         note = annotator.left_out_note() if annotator else None
-        if note:
-            run.plan.messages.append(f"step 1: {note}")
-        run.members = run.static.members
-        return recipe.subject(1)
+        return Outcome(recipe.subject(1), module, noted=[f"step 1: {note}"] if note else [],
+                       carry=replace(carry, static=static))

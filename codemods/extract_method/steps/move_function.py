@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -34,12 +35,12 @@ from codemods.core.steps import Step
 from codemods.core.errors import BadInput
 from codemods.core.packages import described, new_packages
 from codemods.extract_method.move_conflicts import refuse_new_cycle
-from codemods.extract_method.run import ExtractionRun
+from codemods.core.runner import Outcome, Tree
+from codemods.extract_method.models import Handed, Hole, MethodRun
 from codemods.checkout.references import Move, update_references
 from codemods.syntax.tidy import candidates
 from pysource.checkout import Checkout
 
-Hole = tuple[int, list[cst.EmptyLine]]
 FUTURE = cst.parse_statement("from __future__ import annotations\n")
 
 
@@ -241,32 +242,32 @@ def _use_line(text: str, name: str, def_at: Optional[int]) -> int:
     return text.count("\n", 0, hit.start()) + 1 if hit else (def_at or 1)
 
 
-class MoveFunction(Step["ExtractionRun"]):
+class MoveFunction(Step[MethodRun, Handed]):
     """Step 2: the static method and its globals move to the target module; the checkout follows."""
 
     number = 2
 
-    def apply(self, run: "ExtractionRun") -> str:
+    def run(self, run: MethodRun, tree: Tree, carry: Handed) -> Outcome[Handed]:
         recipe, ctx, target = run.recipe, run.ctx, run.target
         # a recipe that creates its module writes it whole: one already there must be the same
-        into = None if recipe.new_target else run.current[target]
-        run.module, new_target, run.hole = move_function(run.module, run.text, run.source, recipe, ctx.style, target,
-                                                         into, run.members, run.original)
+        into = None if recipe.new_target else tree.current[target]
+        module, new_target, hole = move_function(tree.module, tree.text, run.source, recipe, ctx.style, target,
+                                                 into, carry.members, run.original)
         if recipe.new_target and run.original_target is not None and run.original_target != new_target:
             raise BadInput("target module already present with other content", target)
-        refuse_new_cycle(ctx.checkout, recipe, run.source, run.original, run.status.line, run.current[target],
+        refuse_new_cycle(ctx.checkout, recipe, run.source, run.original, run.status.line, tree.current[target],
                          new_target, run.outside.edges(ctx.checkout, recipe.target_module) if run.outside else ())
-        run.changed[target] = new_target
-        run.new_packages = new_packages(ctx.root, target) if recipe.package_inits else []
-        for init in run.new_packages:
-            run.adds(init, "")
-        for path, (old, new) in _update_checkout(ctx.checkout, recipe, run.module, target, new_target, ctx.style,
+        files: dict[Path, str] = {target: new_target}
+        originals: dict[Path, Optional[str]] = {}
+        inits = new_packages(ctx.root, target) if recipe.package_inits else []
+        for init in inits:
+            files[init], originals[init] = "", None
+        for path, (old, new) in _update_checkout(ctx.checkout, recipe, module, target, new_target, ctx.style,
                                                  {run.source, target}).items():
-            run.adds(path, new, old)
-        return recipe.subject(2)
-
-    def report(self, run: "ExtractionRun") -> list[str]:
-        return [f"step 2: {line}" for line in described(run.ctx.root, run.new_packages)]
+            files[path], originals[path] = new, old
+        return Outcome(recipe.subject(2), module, files, originals,
+                       messages=[f"step 2: {line}" for line in described(ctx.root, inits)],
+                       carry=replace(carry, hole=hole))
 
 
 def _update_checkout(checkout: Checkout, recipe: Recipe, module: cst.Module, target_path: Path, new_target: str,

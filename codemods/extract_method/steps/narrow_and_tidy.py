@@ -4,10 +4,13 @@ drops what only the moved code used (`tidy`); a step with nothing to do says so.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from codemods.checkout.references import referenced_elsewhere as _referenced_elsewhere
 from codemods.core.steps import Step
-from codemods.extract_method.run import ExtractionRun
+from codemods.core.runner import Outcome, Tree
+from codemods.extract_method.models import Handed, MethodRun
+from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.steps.narrow_param import (
     drop_unused_imports,
     expand_narrows,
@@ -18,31 +21,36 @@ from codemods.syntax.tidy import tidy_source
 from codemods.syntax.nodes import parse
 
 
-class NarrowAndTidy(Step["ExtractionRun"]):
+class NarrowAndTidy(Step[MethodRun, Handed]):
     number = 4
 
-    def apply(self, run: "ExtractionRun") -> str:
+    def run(self, run: MethodRun, tree: Tree, carry: Handed) -> Outcome[Handed]:
         """The subject says what the step did, or that it had nothing to do."""
         recipe, style, checkout = run.recipe, run.ctx.style, run.ctx.checkout
-        source, target, current, changed = run.source, run.target, run.current, run.changed
+        source, target, current = run.source, run.target, tree.current
+        module = tree.module
+        files: dict[Path, str] = {}
         skip = {source, target}
         narrowed = []
         if recipe.narrows:
             recipe = replace(recipe, narrows=expand_narrows(current[target], recipe))
-            changed[target] = drop_unused_imports(
+            files[target] = drop_unused_imports(
                 current[target], narrow_function(current[target], target, recipe, style), recipe.function, style,
                 lambda names: _referenced_elsewhere(checkout, recipe.target_module, recipe.source_module, names,
                                                     style, skip))
-            run.module = narrow_caller(run.module, run.text, source, recipe, style)
+            module = narrow_caller(module, tree.text, source, recipe, style)
             for param in dict.fromkeys(n.param for n in recipe.narrows):
                 new = [n.new_param for n in recipe.narrows if n.param == param]
                 narrowed.append(f"Pass {', '.join(new)} instead of {param} to {recipe.function}")
-        target_module = parse(target, changed.get(target, current[target]))
-        run.module, dropped = tidy_source(run.module, target_module, recipe.function, style,
-                                          lambda names: _referenced_elsewhere(checkout, recipe.source_module,
-                                                                              recipe.target_module, names, style,
-                                                                              skip),
-                                          recipe.tidy_globals, run.render)
+        target_module = parse(target, files.get(target, current[target]))
+        module, dropped = tidy_source(module, target_module, recipe.function, style,
+                                      lambda names: _referenced_elsewhere(checkout, recipe.source_module,
+                                                                          recipe.target_module, names, style, skip),
+                                      recipe.tidy_globals, run.render)
+        return Outcome(self.subject(recipe, source, narrowed, dropped), module, files)
+
+    @staticmethod
+    def subject(recipe: Recipe, source: Path, narrowed: list[str], dropped: list[str]) -> str:
         if 4 in recipe.subjects:
             return recipe.subjects[4]
         if dropped:

@@ -18,7 +18,7 @@ import libcst.matchers as m
 from codemods.extract_method.call_sites import Site
 from codemods.syntax.nodes import own_code, parse, returns_a_value
 from codemods.core.errors import Refusal
-from codemods.extract_method.steps.make_static import Static
+from codemods.extract_method.models import Static
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.analysis.rewrites import Param
 
