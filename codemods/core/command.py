@@ -5,7 +5,7 @@ journal), refuse `--dry-run` while a journal is there, check `--commit`'s reposi
 (`apply_plan`): status lines on stderr, then the diff alone on stdout (`--dry-run`), one
 commit per step (`--commit`; a failure says which steps are committed and which are not), or
 an all-or-nothing write. `add_output_options` adds the options that choose among them (a kind's
-`core.steps.Steps.parse` reads `--steps A-B`).
+`core.steps.Steps.parse` reads `--steps A-B`); `core.kind.Kind.main` calls them all.
 """
 
 from __future__ import annotations
@@ -20,10 +20,7 @@ from codemods.core.plan import Plan
 from codemods.core.writer import JOURNAL, recover, write_files
 
 
-def add_path_argument(p: argparse.ArgumentParser) -> None:
-    """PATH, as every refactoring kind takes it."""
-    p.add_argument("path", type=Path, metavar="PATH",
-                   help="a git checkout (holding python/sglang) or any folder holding the package")
+PATH_HELP = "a git checkout (holding python/sglang) or any folder holding the package"
 
 
 def add_output_options(p: argparse.ArgumentParser) -> None:
