@@ -28,6 +28,11 @@ class Step(ABC, Generic[Run, Carry]):
     def run(self, run: Run, tree: Tree, carry: Carry) -> Outcome[Carry]:
         """Do the step on `tree`: the new module, the files changed, the subject and status lines."""
 
+    def done(self, reading) -> bool:
+        """Whether a tree has this step, as the kind reads trees (`reading`); a kind whose steps answer
+        it gets its progress from `Steps.progress`."""
+        raise NotImplementedError(f"{type(self).__name__} does not say whether a tree has it")
+
 
 class Steps(Generic[Run, Carry]):
     """A kind's steps, numbered from 1."""
@@ -45,6 +50,15 @@ class Steps(Generic[Run, Carry]):
     @property
     def all(self) -> range:
         return range(1, len(self) + 1)
+
+    def progress(self, reading) -> int:
+        """How many steps a tree has: those it has in order, up to the first it lacks (`Step.done`)."""
+        done = 0
+        for step in self.steps:
+            if not step.done(reading):
+                break
+            done += 1
+        return done
 
     def after(self, done: int) -> range:
         """The steps a tree that has the first `done` lacks."""

@@ -3,7 +3,7 @@
 `design.Design` and where the owner builds it), and the run every step reads (`ComponentRun`:
 those, the uses of the methods across the checkout, `checkout.callers.Uses`, and where the files
 are). A step hands nothing on to the next: each reads the run and the tree the steps before it
-left (`core.runner.Tree`)."""
+left (`core.runner.Tree`). How far a tree has got, each step answers on a `Reading` of it."""
 
 from __future__ import annotations
 
@@ -80,6 +80,21 @@ class Owner:
     @property
     def qualified(self) -> str:
         return f"{self.module}.{self.name}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A tree as the steps' `done` read it: the owner class and the component class (None: its
+    module does not define it), by `ast`."""
+
+    owner: ast.ClassDef
+    component: Optional[ast.ClassDef]
+    spec: ComponentSpec
+
+    @property
+    def defs(self) -> dict[str, ast.FunctionDef]:
+        """The owner's methods by name."""
+        return {s.name: s for s in self.owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from codemods.core.runner import Tree, check_start, run_steps
 from codemods.core.steps import Steps
 from codemods.extract_component import analysis, build
 from codemods.extract_component.design import Design
-from codemods.extract_component.models import ComponentRun, Owner
+from codemods.extract_component.models import ComponentRun, Owner, Reading
 from codemods.extract_component.spec import ComponentSpec, source_file
 from codemods.extract_component.steps.callers import RewriteCallers
 from codemods.extract_component.steps.introduce import Introduce
@@ -69,41 +69,14 @@ def _refusal_note(spec: ComponentSpec) -> str:
 
 
 def progress(owner: ast.ClassDef, target_tree: Optional[ast.Module], spec: ComponentSpec) -> int:
-    """How many steps the tree has (see the module docstring); -1: neither the methods nor the component."""
-    defs = {s.name: s for s in owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    """How many steps the tree has (see the module docstring: each step says whether the tree has
+    it); -1: neither the methods nor the component."""
     component = None
     if target_tree is not None:
         component = next((s for s in target_tree.body if isinstance(s, ast.ClassDef) and s.name == spec.component), None)
-    builder = defs.get(f"init_{spec.attr}")
-    if component is None or builder is None:
-        return 0 if all(m in defs for m in spec.methods) else -1
-    moved = {s.name for s in component.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    if not all(m in moved for m in spec.methods):
-        return 1
-    left = [m for m in spec.methods if m in defs]
-    if not left:
-        return 3
-    if len(left) < len(spec.methods) or spec.keep_wrappers:
-        return 3 if spec.keep_wrappers or not _called(owner, left) else 2
-    return 3 if not _called(owner, left) and _values(owner, left) == set(left) else 2
-
-
-def _called(owner: ast.ClassDef, names: list[str]) -> bool:
-    """Whether the owner's other methods still call one of `names` through self (not through the component)."""
-    for s in owner.body:
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name not in names:
-            for n in ast.walk(s):
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names \
-                        and isinstance(n.func.value, ast.Name) and n.func.value.id == "self":
-                    return True
-    return False
-
-
-def _values(owner: ast.ClassDef, names: list[str]) -> set[str]:
-    """Those of `names` the owner's methods hand around as a value (`self.m` not called)."""
-    called = {id(n.func) for n in ast.walk(owner) if isinstance(n, ast.Call)}
-    return {n.attr for n in ast.walk(owner) if isinstance(n, ast.Attribute) and n.attr in names
-            and isinstance(n.value, ast.Name) and n.value.id == "self" and id(n) not in called}
+    reading = Reading(owner, component, spec)
+    done = STEPS.progress(reading)
+    return -1 if done == 0 and not all(m in reading.defs for m in spec.methods) else done
 
 
 def _request(spec: ComponentSpec) -> analysis.Request:

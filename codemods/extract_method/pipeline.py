@@ -29,19 +29,19 @@ from codemods.extract_method.steps.leave_wrapper import LeaveWrapper
 from codemods.extract_method.steps.make_static import MakeStatic
 from codemods.extract_method.steps.move_function import MoveFunction
 from codemods.extract_method.steps.narrow_and_tidy import NarrowAndTidy
-from codemods.extract_method.steps_done import NOT_FOUND, Status, detect
+from codemods.extract_method.steps_done import LAST, NOT_FOUND, progress
 from codemods.syntax.nodes import parse, top_class
 
 STEPS = Steps([MakeStatic(), MoveFunction(), LeaveWrapper(), NarrowAndTidy()])
-LAST = len(STEPS)
+assert LAST == len(STEPS)
 
 
 def steps_done(ctx: Context, recipe: Recipe) -> int:
     """How many of the steps the tree has (NOT_FOUND: no such method)."""
     source, target = ctx.root / recipe.source_file, ctx.root / recipe.target_file
     text = ctx.read(source)
-    return detect(ctx.root, parse(source, text), text, source, ctx.read(target) if target.exists() else None,
-                  recipe).done
+    return progress(ctx.root, parse(source, text), text, source, ctx.read(target) if target.exists() else None,
+                    recipe).done
 
 
 def missing_steps(ctx: Context, recipe: Recipe) -> range:
@@ -59,17 +59,13 @@ def run(ctx: Context, recipe: Recipe, steps: range,
     text = ctx.read(source)
     target_text = ctx.read(target) if target.exists() else None
     module = parse(source, text)
-    status = detect(root, module, text, source, target_text, recipe)
+    status = progress(root, module, text, source, target_text, recipe, steps)
     name = recipe.qualified
     if status.done == NOT_FOUND:
         if not recipe.infer:  # a preset's method: an older release predates it
             raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do", source)
         raise BadInput(f"{name} not found, nor {recipe.callee} in {recipe.target_file}"
                        f"{_did_you_mean(module, source, recipe)}", source)
-    if recipe.no_wrapper and not recipe.positional and status.done in (3, LAST) and steps.start == 3:
-        status = Status(2, status.line)  # step 3 without a wrapper changes nothing: a tree after step 2 is one after 3
-    if status.done == LAST and steps == range(LAST, LAST + 1) and recipe.infer and not recipe.narrows and status.line:
-        status = Status(LAST - 1, status.line)  # the last step with nothing to do: it runs and says so
     if status.done == LAST:
         left = "" if not recipe.infer or recipe.narrows or status.line is None else (
             f"; step {LAST} has nothing left to do (nothing to narrow, nothing only {recipe.function} used left in "

@@ -28,6 +28,26 @@ from codemods.syntax.nodes import class_members, def_line, parse_text, top_class
 from pysource import parsing
 from pysource.extraction import Extraction, LocateError, locate
 
+LAST = 4  # the steps of an extraction (`pipeline.STEPS`)
+
+
+def progress(root: Path, module: cst.Module, text: str, path: Path, target_text: Optional[str], recipe: Recipe,
+             asked: Optional[range] = None) -> Status:
+    """How far the tree has got, for a run asked to do the steps `asked` (None: those it lacks):
+    `detect`'s reading, but for two trees a step with nothing to do cannot tell apart. Without a
+    wrapper (and without --positional) step 3 changes nothing: a tree after step 2 is one after
+    step 3 (or 4), so a run asked to start at step 3 starts there. And the last step with nothing
+    to do, asked for alone, runs and says so (where a whole run says already applied)."""
+    status = detect(root, module, text, path, target_text, recipe)
+    if status.done == NOT_FOUND or asked is None:
+        return status
+    if recipe.no_wrapper and not recipe.positional and status.done in (3, LAST) and asked.start == 3:
+        return Status(2, status.line)
+    if status.done == LAST and asked == range(LAST, LAST + 1) and recipe.infer and not recipe.narrows and status.line:
+        return Status(LAST - 1, status.line)
+    return status
+
+
 def detect(root: Path, module: cst.Module, text: str, path: Path, target_text: Optional[str],
            recipe: Recipe) -> Status:
     """The steps the class's module `text` (parsed: `module`) and the target's `target_text` (None:

@@ -15,6 +15,7 @@ at once.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -24,7 +25,7 @@ from codemods.checkout.callers import method_uses
 from codemods.core.errors import Conflicts, Location
 from codemods.core.runner import Outcome, Tree
 from codemods.core.steps import Step
-from codemods.extract_component.models import ComponentRun
+from codemods.extract_component.models import ComponentRun, Reading
 from codemods.syntax.nodes import parse, top_class
 from codemods.syntax.restyle import restyle
 from codemods.syntax.source_edits import SourceEdits
@@ -42,6 +43,17 @@ def current_program(run: ComponentRun, current: Mapping[Path, Optional[str]]) ->
 
 class RewriteCallers(Step[ComponentRun, None]):
     number = 3
+
+    def done(self, reading: Reading) -> bool:
+        """The owner holds none of the methods (step 2 is done), but delegations something hands
+        around as a value, or every one with `--keep-wrappers`, none of them called through self."""
+        spec, owner = reading.spec, reading.owner
+        left = [m for m in spec.methods if m in reading.defs]
+        if not left:
+            return True
+        if len(left) < len(spec.methods) or spec.keep_wrappers:
+            return spec.keep_wrappers or not _called(owner, left)
+        return not _called(owner, left) and _values(owner, left) == set(left)
 
     def run(self, run: ComponentRun, tree: Tree, carry: None) -> Outcome[None]:
         design, style, spec = run.design, run.ctx.style, run.spec
@@ -107,6 +119,24 @@ class RewriteCallers(Step[ComponentRun, None]):
                   f"delegation(s) dropped" + (f", kept: {', '.join(sorted(kept))}" if kept else "")
         return Outcome(f"Call {design.owner}'s {_listed(public)} through {design.attr}{kept_note}", module, files,
                        originals, messages=[counted], notes=[f"  {n}" for n in uses.notes])
+
+
+def _called(owner: ast.ClassDef, names: list[str]) -> bool:
+    """Whether the owner's other methods still call one of `names` through self (not through the component)."""
+    for s in owner.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name not in names:
+            for n in ast.walk(s):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names \
+                        and isinstance(n.func.value, ast.Name) and n.func.value.id == "self":
+                    return True
+    return False
+
+
+def _values(owner: ast.ClassDef, names: list[str]) -> set[str]:
+    """Those of `names` the owner's methods hand around as a value (`self.m` not called)."""
+    called = {id(n.func) for n in ast.walk(owner) if isinstance(n, ast.Call)}
+    return {n.attr for n in ast.walk(owner) if isinstance(n, ast.Attribute) and n.attr in names
+            and isinstance(n.value, ast.Name) and n.value.id == "self" and id(n) not in called}
 
 
 def _listed(names: list[str]) -> str:

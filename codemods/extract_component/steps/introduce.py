@@ -21,7 +21,7 @@ from codemods.core.runner import Outcome, Tree
 from codemods.core.steps import Step
 from codemods.extract_component import build
 from codemods.extract_component.design import Design
-from codemods.extract_component.models import ComponentRun
+from codemods.extract_component.models import ComponentRun, Reading
 from codemods.extract_component.target import add_class, check_cycles
 from codemods.syntax.import_placement import add_import, from_import
 from codemods.syntax.nodes import binding_line, top_class
@@ -91,6 +91,10 @@ def _formatted(node: cst.BaseStatement, depth: int, style: Style) -> cst.BaseSta
 
 class Introduce(Step[ComponentRun, None]):
     number = 1
+
+    def done(self, reading: Reading) -> bool:
+        """The component's module defines it and the owner builds it (`init_ATTR`)."""
+        return reading.component is not None and f"init_{reading.spec.attr}" in reading.defs
 
     def run(self, run: ComponentRun, tree: Tree, carry: None) -> Outcome[None]:
         design, inferred, ctx = run.design, run.inferred, run.ctx

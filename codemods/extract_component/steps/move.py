@@ -13,6 +13,7 @@ code used (`tidy`), unless another file reads them through it.
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -23,7 +24,7 @@ from codemods.core.runner import Outcome, Tree
 from codemods.core.steps import Step
 from codemods.extract_component import build
 from codemods.extract_component.design import Design
-from codemods.extract_component.models import ComponentRun
+from codemods.extract_component.models import ComponentRun, Reading
 from codemods.extract_component.target import add_class, check_cycles
 from codemods.syntax.nodes import LineMap, def_line, dotted, parse, top_class
 from codemods.syntax.annotations import is_lazy
@@ -119,6 +120,11 @@ def delegation(fn: cst.FunctionDef, attr: str) -> cst.FunctionDef:
 
 class Move(Step[ComponentRun, None]):
     number = 2
+
+    def done(self, reading: Reading) -> bool:
+        """The component holds every method asked for (step 1 is done)."""
+        moved = {s.name for s in reading.component.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return all(m in moved for m in reading.spec.methods)
 
     def run(self, run: ComponentRun, tree: Tree, carry: None) -> Outcome[None]:
         design, style = run.design, run.ctx.style
