@@ -1,11 +1,17 @@
 """The docs stay true to the repository: docs/layout.md's tree names exactly the folders that
 exist (our packages' folders holding Python, the top-level folders, the fixtures' kinds), and every relative link of the
-README and docs/ points at a file, and at a heading of it, that exist."""
+README and docs/ points at a file, and at a heading of it, that exist; each command's page names every
+option and every exit code its `--help` lists (the exit codes in a table whose first column is `exit`)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -63,3 +69,40 @@ def test_every_relative_link_resolves():
             assert dest.exists(), f"{page.name}: {target}: no such file"
             if anchor:
                 assert anchor in _anchors(dest.read_text()), f"{page.name}: {target}: no such heading"
+
+
+COMMANDS = {  # each command's page documents every option and every exit code its --help lists
+    "codemods.extract_method": "extract_method.md",
+    "codemods.extract_component": "extract_component.md",
+    "codemods.extract_kv_dtype": "extract_kv_dtype.md",
+    "equivalence": "equivalence.md",
+}
+
+
+def _help(module: str) -> str:
+    run = subprocess.run([sys.executable, "-m", module, "--help"], cwd=REPO, capture_output=True, text=True,
+                         env={**os.environ, "COLUMNS": "100"})
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+@pytest.mark.parametrize("module", sorted(COMMANDS))
+def test_every_option_and_exit_code_of_a_command_is_on_its_page(module):
+    page = COMMANDS[module]
+    text, page_text = _help(module), (REPO / "docs" / page).read_text()
+    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*[a-z])", text)) - {"--help"}
+    assert options, module
+    missing = sorted(o for o in options if not re.search(rf"(?<![\w-]){o}(?![\w-])", page_text))
+    assert not missing, f"docs/{page} does not name {missing} ({module} --help does)"
+    section = text.split("\nexit codes:\n", 1)[1]
+    codes = set()
+    for line in section.splitlines():
+        if line and not line.startswith(" "):
+            break
+        if m := re.match(r"  (\d+(?:/\d+)?)  \S", line):  # a code, not a continuation line
+            codes |= set(m.group(1).split("/"))
+    assert codes, module
+    rows = re.search(r"^\| *exit *\|.*\n((?:\|.*\n?)*)", page_text, re.M)
+    assert rows, f"docs/{page} has no exit code table (a table whose first column is `exit`)"
+    table = set(re.findall(r"^\| *`?(\d+)`? *\|", rows.group(1), re.M))
+    assert codes <= table, f"docs/{page}'s exit code table lacks {sorted(codes - table)} ({module} --help lists them)"
