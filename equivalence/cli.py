@@ -121,6 +121,10 @@ def parse_args(argv):
                              "(MODULE.CLASS.ATTR when several modules define CLASS)")
     parser.add_argument("--methods", metavar="M1,M2,...",
                         help="with --component: the methods the sequences call (with --steps: those the codemod moves)")
+    parser.add_argument("--preset", choices=["kv-dtype"],
+                        help="run PR #31147's preset (ModelRunner.configure_kv_cache_dtype) whatever moved; without "
+                             "--method, --component or --preset, BEFORE AFTER checks every method found to have "
+                             "left its class (the preset only when its method is among them)")
     parser.add_argument("--steps", type=Path, metavar="PATH", help="run the codemod step by step on PATH and check each pair")
     revisions = parser.add_mutually_exclusive_group()
     revisions.add_argument("--git", metavar="BASE..HEAD", help="check revision BASE against HEAD of the checkout PATH")

@@ -56,8 +56,10 @@ def test_mutants_are_all_killed(steps_report):
 
 
 def test_releases_that_really_differ_are_divergent(tmp_path):
+    # the kv method is not among what moved between these releases: the preset runs when named
     out = tmp_path / "r.json"
-    code = main([str(release_root("0.5.15.post1")), str(release_root("0.5.16")), "--json", str(out), "--examples", "20"])
+    code = main([str(release_root("0.5.15.post1")), str(release_root("0.5.16")), "--json", str(out), "--examples", "20",
+                 "--preset", "kv-dtype"])
     report = json.loads(out.read_text())
     assert code == 1 and report["verdict"] == "divergent"
     kinds = {d["kind"]: d for d in report["pairs"][0]["divergences"]}

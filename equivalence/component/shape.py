@@ -45,14 +45,16 @@ class Shape:
     def component_methods(self) -> dict[str, ast.FunctionDef]:
         if self.component is None:
             return {}
-        return {s.name: s for s in self.component.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return {s.name: s for s in self.component.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name != "__init__"}  # a hand-written `__init__` sets the fields up: no moved method
 
     @property
     def fields(self) -> list[str]:
         if self.component is None:
             return []
-        return [s.target.id for s in self.component.body if isinstance(s, ast.AnnAssign)
-                and isinstance(s.target, ast.Name)]
+        declared = [s.target.id for s in self.component.body if isinstance(s, ast.AnnAssign)
+                    and isinstance(s.target, ast.Name)]
+        return list(dict.fromkeys(declared + list(_init_fields(self.component))))
 
     @property
     def state(self) -> list[str]:
@@ -131,11 +133,38 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
     if len(classes) != 1:
         raise ShapeError(f"{tree.path(rel)}: {comp_name} is defined {len(classes)} times at module level there")
     shape.component_rel, shape.component = rel, classes[0]
-    if shape.build_call.args or any(k.arg is None for k in shape.build_call.keywords):
+    own_init = _own_init(shape.component)
+    if (shape.build_call.args and own_init is None) or any(k.arg is None for k in shape.build_call.keywords):
         raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: the component is built with positional or "
                          f"unpacked arguments: which field each one fills is not read here")
     shape.passed = {k.arg: k.value for k in shape.build_call.keywords}
+    if own_init is not None:  # a hand-written `__init__`: a field set from a parameter holds what is passed for it
+        params = [a.arg for a in own_init.args.args[1:]]
+        given = {**dict(zip(params, shape.build_call.args)), **shape.passed}
+        shape.passed = {f: given[v] for f, v in _init_fields(shape.component).items() if v in given}
     return shape
+
+
+def _own_init(component: ast.ClassDef) -> Optional[ast.FunctionDef]:
+    return next((s for s in component.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+
+
+def _init_fields(component: ast.ClassDef) -> dict[str, Optional[str]]:
+    """`self.F = ...` at the top level of a hand-written `__init__`: F -> the parameter it is set
+    from (`self.F = P`), else None (state of the component's own: `self.stats = {}`)."""
+    init = _own_init(component)
+    if init is None or not init.args.args:
+        return {}
+    me, params = init.args.args[0].arg, {a.arg for a in init.args.args[1:]}
+    out: dict[str, Optional[str]] = {}
+    for stmt in init.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) \
+            else []
+        for t in targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                value = stmt.value
+                out.setdefault(t.attr, value.id if isinstance(value, ast.Name) and value.id in params else None)
+    return out
 
 
 def _parse(tree: Checkout, rel: str) -> ast.Module:

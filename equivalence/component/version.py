@@ -92,7 +92,7 @@ def prepare(v: Loaded, moved: set[str], state: set[str], real_inputs: dict | Non
     shape = v.shape
     owner_methods = shape.methods
     real = {m for m in moved if m in owner_methods}
-    if shape.builder is not None:
+    if shape.builder is not None and shape.builder.name != "__init__":  # `__init__` itself: its statements run below
         real.add(shape.builder.name)
     units: list[Unit] = []
     rel = shape.owner_rel

@@ -12,6 +12,12 @@ def choose(args) -> Subject:
     from equivalence.subjects.component import ComponentSubject
     from equivalence.subjects.method import MethodSubject
 
+    from equivalence.subjects.moves import MovesSubject
+
     if getattr(args, "component", None):
         return ComponentSubject(args)
-    return MethodSubject(args) if args.method else KvPreset(args)
+    if args.method:
+        return MethodSubject(args)
+    if getattr(args, "preset", None) or args.steps or args.fix or args.intended:
+        return KvPreset(args)
+    return MovesSubject(args)  # nothing named: what moved is found, the preset only when its method did

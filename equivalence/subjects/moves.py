@@ -1,0 +1,178 @@
+"""BEFORE AFTER with nothing named (no --method, --component, --preset): find what moved
+(`pysource.moves`) and check each move as --method or --component would, the moves listed
+first. PR #31147's preset runs when its method is among the moves, or when nothing moved and
+both trees hold that method (a tree against a fix of it); otherwise it never runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from equivalence.engine.load.errors import LoadError
+from equivalence.presets.kv_dtype.files import RUNNER_PATH
+from equivalence.presets.kv_dtype.preset import KvPreset
+from equivalence.subject import Subject
+from pysource import layout
+from pysource.moves import Move, find_moves
+
+PRESET_METHOD = ("ModelRunner", "configure_kv_cache_dtype")
+CHECKED = {"function": "method", "function, callers rewritten": "method", "component": "component"}
+NOT_CHECKED = {"superclass": "a method pulled up into a base class is not checked yet (found and listed only)",
+               "other class": "a method moved into a class the owner does not hold is not checked yet "
+                              "(found and listed only)"}
+
+
+class MovesSubject(Subject):
+    git_files = None
+    codemod_name = "codemods.extract_kv_dtype"
+
+    def __init__(self, args):
+        self.args = args
+        self.preset = KvPreset(args)
+        self.ran_preset = False
+
+    def validate(self, args, error) -> None:
+        self.preset.validate(args, error)
+
+    def root(self, path: Path) -> Path:
+        from equivalence.presets.kv_dtype.files import find_root
+
+        try:
+            return find_root(path)
+        except LoadError as preset_message:  # no preset tree: any tree holding the package
+            try:
+                return layout.find_root(Path(path), "sglang/__init__.py").root
+            except layout.NotASourceTree:
+                raise preset_message from None
+
+    def refactor(self):
+        return self.preset.refactor()
+
+    def intended(self):
+        return self.preset.intended()
+
+    def check(self, trees, pairs, mutants, intended) -> dict:
+        roots = [self.root(path) for _, path in trees]
+        found = {(b, a): find_moves(roots[b], roots[a]) for b, a in pairs}
+        moves = [m for ms in found.values() for m in ms]
+        if self._preset_applies(moves, roots):
+            self.ran_preset = True
+            for root in roots:
+                if not (root / RUNNER_PATH).is_file():
+                    raise LoadError(f"{root / RUNNER_PATH} does not exist")
+            report = self.preset.check(trees, pairs, mutants, intended)
+            return {**report, "moves": [m.to_json() for m in moves]}
+        if not moves:
+            raise LoadError(f"{trees[pairs[0][0]][1]} -> {trees[pairs[0][1]][1]}: no method left its class between "
+                            "the versions (none gone or turned into a delegation with its body found elsewhere); "
+                            "name what to check with --method CLASS.METHOD or --component CLASS.ATTR")
+        return self._check_moves(trees, pairs, found, mutants)
+
+    def _preset_applies(self, moves: list[Move], roots: list[Path]) -> bool:
+        if any((m.origin.class_name, m.origin.name) == PRESET_METHOD and m.origin.rel == RUNNER_PATH for m in moves):
+            return True
+        # nothing moved: the preset's own file decides (a tree against a fix of it; its messages
+        # name what is missing when a version lacks the method)
+        return not moves and any((root / RUNNER_PATH).is_file() for root in roots)
+
+    def _check_moves(self, trees, pairs, found, mutants) -> dict:
+        from equivalence.engine.report.report import overall
+
+        checks, listed = [], []
+        for (b, a), moves in found.items():
+            sub_trees = [trees[b], trees[a]]
+            groups: dict[tuple, list[Move]] = {}
+            for m in moves:
+                key = (m.origin.rel, m.origin.class_name, m.attr) if m.kind == "component" else (id(m),)
+                groups.setdefault(key, []).append(m)
+            for group in groups.values():
+                first = group[0]
+                entries = [dict(m.to_json(), pair=f"{trees[b][0]} -> {trees[a][0]}") for m in group]
+                if first.kind not in CHECKED:
+                    for e in entries:
+                        listed.append({**e, "verdict": "not checked", "why": NOT_CHECKED[first.kind]})
+                    continue
+                try:
+                    report = _check_group(first.kind, group, sub_trees, mutants)
+                except LoadError as e:
+                    for entry in entries:
+                        listed.append({**entry, "verdict": "could not run", "why": str(e)})
+                    continue
+                checks.append({"moves": [e["from"] for e in entries], "kind": CHECKED[first.kind], "report": report})
+                for entry in entries:
+                    listed.append({**entry, "verdict": report["verdict"], "verdict_line": report.get("verdict_line", report["verdict"])})
+        verdicts = [c["report"]["verdict"] for c in checks] or ["could not run"]
+        verdict = overall(verdicts)
+        return {"verdict": verdict, "verdict_line": verdict, "moves": listed, "checks": checks,
+                "pairs": [p for c in checks for p in c["report"]["pairs"]]}
+
+    def markdown(self, report: dict) -> str:
+        if self.ran_preset or "checks" not in report:
+            return self.preset.markdown(report)
+        from equivalence.component.report import markdown as component_markdown
+        from equivalence.engine.report.report import markdown as method_markdown
+
+        from equivalence.engine.report.report import compared_lines, revision_lines
+
+        out = [f"## Equivalence check: **{report['verdict_line']}**", ""]
+        out += [x for line in revision_lines(report, lambda t: f"`{t}`") + compared_lines(report, lambda t: f"`{t}`")
+                for x in (line, "")]
+        out += [f"### Moves found: {len(report['moves'])}", "",
+                "| from | to | kind | similarity | verdict |", "|---|---|---|---|---|"]
+        out += [f"| `{m['from']}` ({m['from_file']}) | `{m['to']}` ({m['to_file']}) | {m['kind']}"
+                f"{', wrapper kept' if m['wrapper'] else ''} | {m['similarity']:.2f} | {m['verdict']} |"
+                for m in report["moves"]]
+        for m in report["moves"]:
+            if m.get("why"):
+                out.append(f"\n- `{m['from']}`: {m['verdict']}: {m['why']}")
+        for c in report["checks"]:
+            render = component_markdown if c["kind"] == "component" else method_markdown
+            out += ["", f"## {', '.join(c['moves'])}", "", render(c["report"])]
+        return "\n".join(out)
+
+    def terminal(self, report: dict) -> str:
+        if self.ran_preset or "checks" not in report:
+            return self.preset.terminal(report)
+        from equivalence.component.report import terminal as component_terminal
+        from equivalence.engine.report.report import terminal as method_terminal
+
+        from equivalence.engine.report.report import compared_lines, revision_lines
+
+        out = revision_lines(report) + compared_lines(report) + [f"moves found: {len(report['moves'])}"]
+        out += [f"  {m['from']} -> {m['to']} ({m['kind']}{', wrapper kept' if m['wrapper'] else ''}; "
+                f"similarity {m['similarity']:.2f}): {m['verdict']}" + (f": {m['why']}" if m.get("why") else "")
+                for m in report["moves"]]
+        for c in report["checks"]:
+            render = component_terminal if c["kind"] == "component" else method_terminal
+            out += ["", f"== {', '.join(c['moves'])}", render(c["report"])]
+        out.append(f"verdict: {report['verdict_line']}")
+        return "\n".join(out)
+
+
+def _check_group(kind: str, group: list[Move], trees, mutants: bool) -> dict:
+    """One move (a function) or the moves into one component, checked as --method / --component."""
+    first = group[0]
+    if kind == "component":
+        from equivalence.component.check import Component, check
+
+        subject = Component(first.origin.class_name, first.attr, first.origin.rel,
+                            tuple(m.destination.name for m in group))
+        versions = [subject.load(path_root(path, first), label) for label, path in trees]
+        return check(versions, [(versions[0], versions[1])], subject, mutants)
+    from equivalence.engine.check import Method, Unloaded, check
+    from equivalence.engine.load.version import CouldNotImport
+    from equivalence.engine.run.frozen import frozen
+
+    name = first.destination.name if first.destination.name != first.origin.name else None
+    method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name)
+    versions = []
+    for label, path in trees:
+        try:
+            versions.append(method.load(path_root(path, first), label))
+        except CouldNotImport as e:
+            versions.append(Unloaded(label, str(e)))
+    with frozen():
+        return check(versions, [(versions[0], versions[1])], method, mutants)
+
+
+def path_root(path: Path, move: Move) -> Path:
+    return layout.find_root(Path(path), move.origin.rel).root

@@ -1,0 +1,92 @@
+"""Issue 31: with nothing named, `python -m equivalence BEFORE AFTER` finds the methods that left
+their class (pysource/moves.py: by body similarity, not by names), lists them first and checks
+each; a rename in place and a deleted method are no moves; PR #31147's preset runs only when its
+method is among the moves (or both trees hold it and nothing moved). Fixtures: fixtures/moves."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from equivalence.cli import main
+from pysource.moves import find_moves
+
+MOVES = Path(__file__).resolve().parent.parent / "fixtures" / "moves"
+BEFORE = MOVES / "before"
+
+
+def _found(after: str) -> dict[str, tuple]:
+    return {m.source: (m.kind, m.target, m.wrapper, m.attr) for m in find_moves(BEFORE, MOVES / after)}
+
+
+def test_functions_found_with_and_without_a_wrapper():
+    assert _found("after") == {
+        "Engine.align_tokens": ("function, callers rewritten", "sglang.srt.token_math.align_tokens", False, None),
+        "Engine.describe_layout": ("function", "sglang.srt.layout.describe", True, None),
+    }  # rank_of renamed in place to tp_rank_of, dropped_helper deleted: neither is a move
+
+
+def test_methods_moved_into_a_component_the_owner_holds():
+    assert _found("after_component") == {
+        "Engine.record": ("component", "Engine.stats_recorder.record", False, "stats_recorder"),
+        "Engine.summary": ("component", "Engine.stats_recorder.summary", False, "stats_recorder"),
+    }
+
+
+def test_no_move_between_identical_trees():
+    assert find_moves(BEFORE, BEFORE) == []
+
+
+def _run(tmp_path: Path, after: Path, *extra: str) -> tuple[int, dict, str]:
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    code = main([str(BEFORE), str(after), "--json", str(out), "--markdown", str(md), *extra])
+    return code, json.loads(out.read_text()), md.read_text()
+
+
+def test_each_move_found_is_checked_and_listed_first(tmp_path, capsys):
+    code, report, md = _run(tmp_path, MOVES / "after")
+    assert (code, report["verdict"]) == (0, "equivalent")
+    assert [(m["from"], m["verdict"]) for m in report["moves"]] == [
+        ("Engine.align_tokens", "equivalent"), ("Engine.describe_layout", "equivalent")]
+    assert len(report["pairs"]) == 2 and all(p["verdict"] == "equivalent" for p in report["pairs"])
+    assert md.startswith("## Equivalence check: **equivalent**") and "### Moves found: 2" in md
+    assert md.index("### Moves found") < md.index("## Engine.align_tokens")
+    assert "moves found: 2\n  Engine.align_tokens -> sglang.srt.token_math" in capsys.readouterr().out
+
+
+def test_an_edit_in_one_moved_body_makes_that_move_divergent(tmp_path):
+    after = tmp_path / "edited"
+    shutil.copytree(MOVES / "after", after)
+    moved = after / "sglang/srt/token_math.py"
+    moved.write_text(moved.read_text().replace("if n <= 0:", "if n < 0:"))
+    code, report, _ = _run(tmp_path, after)
+    assert (code, report["verdict"]) == (1, "divergent")
+    assert {m["from"]: m["verdict"] for m in report["moves"]} == {
+        "Engine.align_tokens": "divergent", "Engine.describe_layout": "equivalent"}
+
+
+def test_nothing_moved_and_nothing_named_is_a_usage_answer(tmp_path, capsys):
+    code = main([str(BEFORE), str(BEFORE)])
+    assert code == 2
+    assert "no method left its class" in capsys.readouterr().err
+
+
+def test_a_hand_written_component_is_proven_through_the_owner(tmp_path):
+    # the component sets its own state up in a hand-written `__init__` (no dataclass fields), and
+    # the owner builds it in its own `__init__`: the moved state is still found and compared
+    code, report, _ = _run(tmp_path, MOVES / "after_component")
+    assert (code, report["verdict"]) == (0, "equivalent")
+    assert {m["from"]: m["verdict"] for m in report["moves"]} == {"Engine.record": "equivalent",
+                                                                  "Engine.summary": "equivalent"}
+    (pair,) = report["pairs"]
+    assert all(c["hit"] == c["branches"] > 0 for c in pair["coverage"].values())
+
+
+def test_an_edit_inside_the_component_is_divergent(tmp_path):
+    after = tmp_path / "edited"
+    shutil.copytree(MOVES / "after_component", after)
+    moved = after / "sglang/srt/stats.py"
+    moved.write_text(moved.read_text().replace("if len(counts) > 1:", "if len(counts) > 2:"))
+    code, report, _ = _run(tmp_path, after)
+    assert (code, report["verdict"]) == (1, "divergent")
