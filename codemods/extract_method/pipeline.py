@@ -41,7 +41,7 @@ def steps_done(ctx: Context, recipe: Recipe) -> int:
     source, target = ctx.root / recipe.source_file, ctx.root / recipe.target_file
     text = ctx.read(source)
     return progress(ctx.root, parse(source, text), text, source, ctx.read(target) if target.exists() else None,
-                    recipe).done
+                    recipe, STEPS).done
 
 
 def missing_steps(ctx: Context, recipe: Recipe) -> range:
@@ -59,7 +59,7 @@ def run(ctx: Context, recipe: Recipe, steps: range,
     text = ctx.read(source)
     target_text = ctx.read(target) if target.exists() else None
     module = parse(source, text)
-    status = progress(root, module, text, source, target_text, recipe, steps)
+    status = progress(root, module, text, source, target_text, recipe, STEPS, steps)
     name = recipe.qualified
     if status.done == NOT_FOUND:
         if not recipe.infer:  # a preset's method: an older release predates it

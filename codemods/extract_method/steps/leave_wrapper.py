@@ -48,6 +48,7 @@ from codemods.extract_method.steps.wrapper_from_tree import static_from_tree
 from codemods.core.steps import Step
 from codemods.core.runner import Outcome, Tree
 from codemods.extract_method.models import Handed, Hole, MethodRun, Static
+from codemods.extract_method.steps_done import Reading
 from codemods.extract_method.steps.positional import make_positional, pass_positionally
 from codemods.extract_method.outside_callers import rewrite_outside_calls
 from codemods.syntax.type_checking import drop_imports
@@ -163,6 +164,14 @@ class LeaveWrapper(Step[MethodRun, Handed]):
     """Step 3: a wrapper of the original signature goes back into the class."""
 
     number = 3
+
+    def done(self, r: Reading) -> bool:
+        """A wrapper calls the function (steps 1-2 are done); or, the method moved, the tree is as
+        step 3 leaves it without one (--no-wrapper), or the function no longer takes what --narrow
+        names (step 4 is done); or the class never had the method and the target defines it."""
+        if r.has_method or not r.moved:
+            return True
+        return r.without_wrapper or bool(r.recipe.narrows and not r.takes_narrowed)
 
     def run(self, run: MethodRun, tree: Tree, carry: Handed) -> Outcome[Handed]:
         recipe, style, source = run.recipe, run.ctx.style, run.source

@@ -52,6 +52,7 @@ from codemods.extract_method.analysis.annotations import Annotator
 from codemods.syntax.nodes import own_code, parse, returns_a_value
 from codemods.core.runner import Outcome, Tree
 from codemods.extract_method.models import Handed, MethodRun, Static
+from codemods.extract_method.steps_done import Reading
 
 
 class _ApplyRewrites(cst.CSTTransformer):
@@ -259,6 +260,14 @@ class MakeStatic(Step[MethodRun, Handed]):
     """Step 1: the method becomes a keyword-only static method in place."""
 
     number = 1
+
+    def done(self, r: Reading) -> bool:
+        """The class has no instance method of the name: it is static in place, moved (or never
+        there, the target defining the function), or a wrapper of the function."""
+        if r.several:
+            return False  # step 1 refuses it, naming the second definition
+        return not r.has_method or r.shape == "static" or (
+            r.shape == "wrapper" and r.ours and (r.alias_ours or r.defines))
 
     def run(self, run: MethodRun, tree: Tree, carry: Handed) -> Outcome[Handed]:
         recipe, ctx = run.recipe, run.ctx

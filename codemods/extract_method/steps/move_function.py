@@ -37,6 +37,7 @@ from codemods.core.packages import described, new_packages
 from codemods.extract_method.move_conflicts import refuse_new_cycle
 from codemods.core.runner import Outcome, Tree
 from codemods.extract_method.models import Handed, Hole, MethodRun
+from codemods.extract_method.steps_done import Reading
 from codemods.checkout.references import Move, update_references
 from codemods.syntax.tidy import candidates
 from pysource.checkout import Checkout
@@ -246,6 +247,10 @@ class MoveFunction(Step[MethodRun, Handed]):
     """Step 2: the static method and its globals move to the target module; the checkout follows."""
 
     number = 2
+
+    def done(self, r: Reading) -> bool:
+        """The static method is no longer in the class (step 1 is done)."""
+        return not r.has_method or r.shape == "wrapper"
 
     def run(self, run: MethodRun, tree: Tree, carry: Handed) -> Outcome[Handed]:
         recipe, ctx, target = run.recipe, run.ctx, run.target

@@ -10,6 +10,7 @@ from codemods.checkout.references import referenced_elsewhere as _referenced_els
 from codemods.core.steps import Step
 from codemods.core.runner import Outcome, Tree
 from codemods.extract_method.models import Handed, MethodRun
+from codemods.extract_method.steps_done import Reading
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.steps.narrow_param import (
     drop_unused_imports,
@@ -23,6 +24,14 @@ from codemods.syntax.nodes import parse
 
 class NarrowAndTidy(Step[MethodRun, Handed]):
     number = 4
+
+    def done(self, r: Reading) -> bool:
+        """Nothing is left to narrow or to tidy (steps 1-3 are done)."""
+        if r.has_method:  # a wrapper
+            return not (r.alias_ours and r.target_text and r.step_4_pending)
+        if r.moved and r.without_wrapper:
+            return not r.step_4_pending
+        return True
 
     def run(self, run: MethodRun, tree: Tree, carry: Handed) -> Outcome[Handed]:
         """The subject says what the step did, or that it had nothing to do."""
