@@ -24,6 +24,9 @@ def test_functions_found_with_and_without_a_wrapper():
     assert _found("after") == {
         "Engine.align_tokens": ("function, callers rewritten", "sglang.srt.token_math.align_tokens", False, None),
         "Engine.describe_layout": ("function", "sglang.srt.layout.describe", True, None),
+        "Engine.verify": ("function", "sglang.srt.acceptance.run_verify", True, None),
+        "Engine._accept": ("function, callers rewritten", "sglang.srt.acceptance.accept_prefix", False, None),
+        "Engine.check_limits": ("function, callers rewritten", "sglang.srt.hooks.check_limits", False, None),
     }  # rank_of renamed in place to tp_rank_of, dropped_helper deleted: neither is a move
 
 
@@ -48,11 +51,12 @@ def test_each_move_found_is_checked_and_listed_first(tmp_path, capsys):
     code, report, md = _run(tmp_path, MOVES / "after")
     assert (code, report["verdict"]) == (0, "equivalent")
     assert [(m["from"], m["verdict"]) for m in report["moves"]] == [
-        ("Engine.align_tokens", "equivalent"), ("Engine.describe_layout", "equivalent")]
-    assert len(report["pairs"]) == 2 and all(p["verdict"] == "equivalent" for p in report["pairs"])
-    assert md.startswith("## Equivalence check: **equivalent**") and "### Moves found: 2" in md
+        ("Engine.align_tokens", "equivalent"), ("Engine.describe_layout", "equivalent"), ("Engine.verify", "equivalent"),
+        ("Engine._accept", "equivalent"), ("Engine.check_limits", "equivalent")]
+    assert len(report["pairs"]) == 5 and all(p["verdict"] == "equivalent" for p in report["pairs"])
+    assert md.startswith("## Equivalence check: **equivalent**") and "### Moves found: 5" in md
     assert md.index("### Moves found") < md.index("## Engine.align_tokens")
-    assert "moves found: 2\n  Engine.align_tokens -> sglang.srt.token_math" in capsys.readouterr().out
+    assert "moves found: 5\n  Engine.align_tokens -> sglang.srt.token_math" in capsys.readouterr().out
 
 
 def test_an_edit_in_one_moved_body_makes_that_move_divergent(tmp_path):
@@ -62,8 +66,42 @@ def test_an_edit_in_one_moved_body_makes_that_move_divergent(tmp_path):
     moved.write_text(moved.read_text().replace("if n <= 0:", "if n < 0:"))
     code, report, _ = _run(tmp_path, after)
     assert (code, report["verdict"]) == (1, "divergent")
-    assert {m["from"]: m["verdict"] for m in report["moves"]} == {
-        "Engine.align_tokens": "divergent", "Engine.describe_layout": "equivalent"}
+    verdicts = {m["from"]: m["verdict"] for m in report["moves"]}
+    assert (verdicts["Engine.align_tokens"], verdicts["Engine.describe_layout"]) == ("divergent", "equivalent")
+
+
+def test_a_helper_moved_along_runs_for_real_inside_its_caller_s_check(tmp_path):
+    # _accept -> accept_prefix is called only by run_verify, in the same module: Engine.verify's
+    # check runs both for real, their branches counted; an edit of the helper shows there too
+    code, report, _ = _run(tmp_path, MOVES / "after")
+    verify = report["checks"][2]["report"]["pairs"][0]
+    assert report["checks"][2]["moves"] == ["Engine.verify"]
+    for side in verify["coverage"].values():
+        assert side["hit"] == side["branches"] and any(u["unit"].startswith("moved along") for u in side["units"])
+    after = tmp_path / "edited"
+    shutil.copytree(MOVES / "after", after)
+    moved = after / "sglang/srt/acceptance.py"
+    moved.write_text(moved.read_text().replace("if token < 0:", "if token <= 0:"))
+    code, report, _ = _run(tmp_path, after)
+    verdicts = {m["from"]: m["verdict"] for m in report["moves"]}
+    assert code == 1 and verdicts["Engine._accept"] == verdicts["Engine.verify"] == "divergent"
+
+
+def test_a_hook_only_other_modules_call_is_driven_from_the_old_receiver(tmp_path):
+    # Engine.check_limits -> hooks.check_limits(engine, strict=False), called from pipeline.py
+    # only: the check writes a delegation into the class (engine=self, strict=strict)
+    code, report, _ = _run(tmp_path, MOVES / "after")
+    hook = next(m for m in report["moves"] if m["from"] == "Engine.check_limits")
+    assert hook["verdict"] == "equivalent"
+    assert "engine=self, strict=strict" in hook["why"] and "sglang/srt/pipeline.py:6" in hook["why"]
+    after = tmp_path / "edited"
+    shutil.copytree(MOVES / "after", after)
+    moved = after / "sglang/srt/hooks.py"
+    moved.write_text(moved.read_text().replace("> 64:", ">= 64:"))
+    assert not (after / "sglang/srt/engine.py").read_text().count("def check_limits")  # nothing written to the tree
+    code, report, _ = _run(tmp_path, after)
+    assert code == 1 and {m["from"]: m["verdict"] for m in report["moves"]}["Engine.check_limits"] == "divergent"
+    assert not (after / "sglang/srt/engine.py").read_text().count("def check_limits")
 
 
 def test_nothing_moved_and_nothing_named_is_a_usage_answer(tmp_path, capsys):

@@ -9,12 +9,14 @@ a mutant is killed when the pair is divergent.
 
 from __future__ import annotations
 
+import ast
 import copy
+import types
 from dataclasses import dataclass, field
 from typing import Callable
 
 from equivalence import progress
-from equivalence.engine.load.version import LoadError, Version, load
+from equivalence.engine.load.version import LoadError, Unit, Version, load
 from equivalence.engine.selfcheck.mutate import controls_of, mutants_of
 from equivalence.engine.run.observe import capture_logs
 from equivalence.engine.judge.compare import ALREADY_DIVERGENT, is_divergence
@@ -37,10 +39,39 @@ class Method:
     source_rel: str
     function_name: str | None = None
     real_inputs: dict = field(default_factory=dict, hash=False)
+    # methods of the class moved in the same change, each -> the function of the target module it
+    # became: run for real in both versions (the method before, the function after), not inputs
+    together: tuple[tuple[str, str], ...] = ()
+    direct: bool = False  # each version's method called directly (not through a call site in the class)
 
     def load(self, root, label: str, overrides: dict | None = None) -> Version:
-        return load(root, label, self.source_rel, self.class_name, self.method_name, self.function_name, overrides,
-                    self.real_inputs)
+        version = load(root, label, self.source_rel, self.class_name, self.method_name, self.function_name, overrides,
+                       self.real_inputs, self.direct)
+        version.together = self.together
+        version.units += _moved_along_units(version, self.together)
+        return version
+
+
+def _moved_along_units(version: Version, together) -> list[Unit]:
+    """The methods moved along (before) or the functions they became (after), measured for branch
+    coverage like the method itself: run for real, their branches count."""
+    out = []
+    ext = version.ext
+    for method, function in together:
+        fn = version.cls.__dict__.get(method)
+        fn = fn.__func__ if isinstance(fn, (staticmethod, classmethod)) else fn
+        node = next((n for n in ext.class_node.body if isinstance(n, ast.FunctionDef) and n.name == method), None)
+        if isinstance(fn, types.FunctionType) and node is not None:
+            out.append(Unit(f"moved along {method}", fn.__code__, node, ext.source_rel))
+            continue
+        if ext.target_rel is None or ext.target_rel not in version.modules:
+            continue
+        fn = version.modules[ext.target_rel].__dict__.get(function)
+        node = next((n for n in ext.files.parse(ext.target_rel).body if isinstance(n, ast.FunctionDef)
+                     and n.name == function), None)
+        if isinstance(fn, types.FunctionType) and node is not None:
+            out.append(Unit(f"moved along {function}", fn.__code__, node, ext.target_rel))
+    return out
 
 
 @dataclass(frozen=True)
@@ -75,7 +106,7 @@ def check(versions: list[Version | Unloaded], pairs: list[tuple[Version | Unload
 def static_of(before: Version, after: Version) -> StaticReport | str:
     """The static check of a pair, or why it could not be done."""
     try:
-        return static_check(before.ext, after.ext)
+        return static_check(before.ext, after.ext, after.together)
     except StaticCheckError as e:
         return str(e)
 

@@ -5,6 +5,8 @@ both trees hold that method (a tree against a fix of it); otherwise it never run
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 from pathlib import Path
 
 from equivalence.engine.load.errors import LoadError
@@ -12,7 +14,10 @@ from equivalence.presets.kv_dtype.files import RUNNER_PATH
 from equivalence.presets.kv_dtype.preset import KvPreset
 from equivalence.subject import Subject
 from pysource import layout
+from equivalence.subjects.moves_callers import NotMapped, delegation
 from pysource.moves import Move, find_moves
+
+NO_CALL_IN_CLASS = "calls it only from other modules"  # pysource.extraction's answer when the class calls it nowhere
 
 PRESET_METHOD = ("ModelRunner", "configure_kv_cache_dtype")
 CHECKED = {"function": "method", "function, callers rewritten": "method", "component": "component"}
@@ -78,6 +83,7 @@ class MovesSubject(Subject):
         from equivalence.engine.report.report import overall
 
         checks, listed = [], []
+        within: dict[str, tuple[str, str]] = {}  # a method moved along -> (the move whose check ran it, verdict)
         for (b, a), moves in found.items():
             sub_trees = [trees[b], trees[a]]
             groups: dict[tuple, list[Move]] = {}
@@ -91,15 +97,30 @@ class MovesSubject(Subject):
                     for e in entries:
                         listed.append({**e, "verdict": "not checked", "why": NOT_CHECKED[first.kind]})
                     continue
+                calls = _self_calls(first.origin.node)
+                together = tuple((m.origin.name, m.destination.name) for m in moves
+                                 if m is not first and m.kind.startswith("function") and m.origin.name in calls
+                                 and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)
+                                 and m.destination.rel == first.destination.rel)
                 try:
-                    report = _check_group(first.kind, group, sub_trees, mutants)
+                    report = _check_group(first.kind, group, sub_trees, mutants, together)
                 except LoadError as e:
                     for entry in entries:
                         listed.append({**entry, "verdict": "could not run", "why": str(e)})
                     continue
+                for method, _ in together:
+                    within[method] = (first.source, report["verdict"])
                 checks.append({"moves": [e["from"] for e in entries], "kind": CHECKED[first.kind], "report": report})
                 for entry in entries:
-                    listed.append({**entry, "verdict": report["verdict"], "verdict_line": report.get("verdict_line", report["verdict"])})
+                    listed.append({**entry, "verdict": report["verdict"],
+                                   "verdict_line": report.get("verdict_line", report["verdict"]),
+                                   **({"why": report["through_callers"]} if "through_callers" in report else {})})
+        for entry in listed:  # a move that could not run alone, run for real within another's check
+            name = entry["from"].rsplit(".", 1)[-1]
+            if entry["verdict"] == "could not run" and name in within:
+                entry.update(verdict=within[name][1], verdict_line=within[name][1],
+                             why=f"checked within {within[name][0]}'s check (it calls it; both ran for real, every "
+                                 f"branch counted)")
         verdicts = [c["report"]["verdict"] for c in checks] or ["could not run"]
         verdict = overall(verdicts)
         return {"verdict": verdict, "verdict_line": verdict, "moves": listed, "checks": checks,
@@ -148,7 +169,7 @@ class MovesSubject(Subject):
         return "\n".join(out)
 
 
-def _check_group(kind: str, group: list[Move], trees, mutants: bool) -> dict:
+def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: tuple = ()) -> dict:
     """One move (a function) or the moves into one component, checked as --method / --component."""
     first = group[0]
     if kind == "component":
@@ -163,15 +184,49 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool) -> dict:
     from equivalence.engine.run.frozen import frozen
 
     name = first.destination.name if first.destination.name != first.origin.name else None
-    method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name)
-    versions = []
-    for label, path in trees:
+    method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name, together=together)
+    versions, notes = [], []
+    if NO_CALL_IN_CLASS in _located(method, path_root(trees[1][1], first)):
+        method = dataclasses.replace(method, direct=True)  # the after version is driven directly: the before too
+    for index, (label, path) in enumerate(trees):
+        root = path_root(path, first)
         try:
-            versions.append(method.load(path_root(path, first), label))
+            try:
+                versions.append(method.load(root, label))
+            except LoadError as e:
+                if index == 0 or NO_CALL_IN_CLASS not in str(e):
+                    raise
+                try:  # only other modules call the function: drive it through a delegation written for the check
+                    written = delegation(first, root)
+                except NotMapped as why:
+                    raise LoadError(f"{e} The function could not be driven from the class either: {why}") from None
+                versions.append(method.load(root, label, written.override))
+                notes.append(written.describe())
         except CouldNotImport as e:
             versions.append(Unloaded(label, str(e)))
     with frozen():
-        return check(versions, [(versions[0], versions[1])], method, mutants)
+        report = check(versions, [(versions[0], versions[1])], method, mutants)
+    if notes:
+        report["through_callers"] = notes[0]
+    return report
+
+
+def _located(method, root: Path) -> str:
+    """Why `method` cannot be located in the tree at `root` ("" when it can), by `ast` alone."""
+    from pysource.extraction import LocateError, locate
+
+    try:
+        locate(root, method.source_rel, method.class_name, method.method_name, method.function_name)
+    except LocateError as e:
+        return str(e)
+    return ""
+
+
+def _self_calls(node) -> set[str]:
+    """The methods a method calls on its instance (`self.m(...)`)."""
+    me = node.args.args[0].arg if node.args.args else "self"
+    return {c.func.attr for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+            and isinstance(c.func.value, ast.Name) and c.func.value.id == me}
 
 
 def path_root(path: Path, move: Move) -> Path:

@@ -118,9 +118,14 @@ def check_trees(before_root: Path, after_root: Path, source_rel: str, class_name
     return static_check(before, after)
 
 
-def static_check(before: Extraction, after: Extraction) -> StaticReport:
+def static_check(before: Extraction, after: Extraction, together: tuple[tuple[str, str], ...] = ()) -> StaticReport:
+    """`together`: (method, function) moved in the same change: `self.method(...)` before reads
+    as `function(...)` after, and the function is no changed module global."""
     own = own_parameters(before) | own_parameters(after)
     old, new = logic_of(before, own), logic_of(after, own, assigned_targets(before))
+    if together:
+        old.body = [_MovedAlong(dict(together)).visit(stmt) for stmt in old.body]
+        new.global_reads = new.global_reads - {function for _, function in together}
     old_imports, new_imports = _local_imports(old), _local_imports(new)
     uses = _dotted(old.body) | _dotted(new.body)
     constants = compare_constants(before.files, old.rel, after.files, new.rel, new.global_reads, old_imports,
@@ -140,6 +145,20 @@ def static_check(before: Extraction, after: Extraction) -> StaticReport:
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+class _MovedAlong(ast.NodeTransformer):
+    """`self.m(...)` / `<receiver>.m(...)` of a method moved along -> `function(...)`."""
+
+    def __init__(self, functions: dict[str, str]):
+        self.functions = functions
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.attr in self.functions:
+            node.func = ast.copy_location(ast.Name(self.functions[f.attr], ast.Load()), f)
+        return node
 
 
 def _stdlib_imports_sorted(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -85,6 +85,7 @@ class Version:
     # paths (its guard filters out inputs other callers pass); None when the site always calls it
     direct: types.FunctionType | None = None
     direct_params: dict[str, list[tuple] | None] = field(default_factory=dict)  # -> options (None: the world's)
+    together: tuple[tuple[str, str], ...] = ()  # (method, function) moved along: real in both (check.Method)
 
     def where(self) -> str:
         site = self.ext.call_sites[0] if self.ext.call_sites else None
@@ -158,13 +159,16 @@ def _without(tree: ast.Module, lines: set[int]) -> ast.Module:
 
 def load(root: Path, label: str, source_rel: str, class_name: str, method_name: str,
          function_name: str | None = None, overrides: dict[str, str] | None = None,
-         real_inputs: dict[str, str] | None = None) -> Version:
-    """`real_inputs`: real modules a preset makes inputs (inputs.derive)."""
+         real_inputs: dict[str, str] | None = None, direct: bool = False) -> Version:
+    """`real_inputs`: real modules a preset makes inputs (inputs.derive); `direct`: the method is
+    called directly, not through its call site (the other version has none in the class)."""
     overrides = dict(overrides or {})
     try:
         ext = locate(root, source_rel, class_name, method_name, function_name, overrides)
     except LocateError as e:
         raise LoadError(str(e)) from None
+    if direct:
+        ext.call_sites = []
     rels = [r for r in dict.fromkeys([ext.target_rel, source_rel]) if r]
     package = source_rel.split("/")[0]
     scope, modules = _import(ext, rels, label, package)

@@ -83,15 +83,19 @@ class Session:
         self.domains = domains
         self.pools = pools  # (strings, ints) the code compares with, its tables' keys
         hints = hints or Hints()
-        real = {version.ext.method_name}
+        real = {version.ext.method_name} | {method for method, _ in version.together}
+        moved_along = {function for _, function in version.together}
         self.traced = traced_class(version.cls, real)
         self.globals = []
         for g in version.inputs.globals:
+            if g.name in moved_along and g.rel == version.ext.target_rel:
+                continue  # moved with the method: runs for real, as its method does before
             module = version.modules[g.rel].__dict__
             if g.proxy is None:
                 self.globals.append((module, g.name, hints.key(g.key), [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
                 module[g.name] = _proxy(g.proxy, module[g.name], g.platform)
+        shared = [g for g in shared if not (g.name in moved_along and g.rel == version.ext.target_rel)]
         self.real = [(version.modules[g.rel].__dict__, g.name, version.modules[g.rel].__dict__[g.name]) for g in shared]
         self.globals += [(module, name, g.key, [OPAQUE]) for (module, name, _), g in zip(self.real, shared)]
         self.raised_at: str | None = None  # where the last run's exception was raised (why_not_run)
