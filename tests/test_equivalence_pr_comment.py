@@ -53,3 +53,9 @@ def test_a_table_too_long_for_one_comment_is_cut_with_a_note():
     text = fit(markdown(report(900, 1)))
     assert len(text) <= GITHUB_COMMENT_LIMIT
     assert text.endswith(CUT_NOTE) and text.startswith("## Equivalence check: **divergent**")
+
+
+def test_no_line_is_longer_than_a_thousand_characters():
+    text = fit("## Equivalence check\n\n- why not hit: " + "x" * 5000 + "\n- short\n")
+    assert max(len(line) for line in text.split("\n")) <= 1000
+    assert "more characters" in text and "- short" in text

@@ -1,4 +1,6 @@
-"""Fit the Markdown report into one GitHub pull-request comment (at most 65,536 characters).
+"""Fit the Markdown report into one GitHub pull-request comment: at most 60 KB (GitHub takes
+65,536 characters), and no line over 1,000 characters (a longer one keeps its start and says how
+much it leaves out).
 
 Kept whole: the title, the lines about the revisions, the verdict table and the findings.
 Shortened until the report fits: the list items of every other section (divergences,
@@ -9,12 +11,14 @@ and tables are too long, the text is cut at a line with a note. The full report 
 
 from __future__ import annotations
 
-GITHUB_COMMENT_LIMIT = 65_536
+GITHUB_COMMENT_LIMIT = 60 * 1024
+LINE_LIMIT = 1_000
 KEPT_WHOLE = ("### Findings",)  # section headings whose items are never left out
 CUT_NOTE = "\n\n… (the report is cut here to fit a GitHub comment; `--json` writes it in full)\n"
 
 
 def fit(text: str, limit: int = GITHUB_COMMENT_LIMIT) -> str:
+    text = "\n".join(_short(line) for line in text.split("\n"))
     if len(text) <= limit:
         return text
     sections = _sections(text)
@@ -31,6 +35,13 @@ def fit(text: str, limit: int = GITHUB_COMMENT_LIMIT) -> str:
         return shortened
     cut = shortened[: limit - len(CUT_NOTE)].rpartition("\n")[0]
     return cut + CUT_NOTE
+
+
+def _short(line: str) -> str:
+    if len(line) <= LINE_LIMIT:
+        return line
+    kept = LINE_LIMIT - len(f" … ({len(line)} more characters; `--json` has them)")
+    return line[:kept] + f" … ({len(line) - kept} more characters; `--json` has them)"
 
 
 def _sections(text: str) -> list[tuple[bool, list[str], list[list[str]]]]:
