@@ -68,6 +68,11 @@ def test_an_edit_in_one_moved_body_makes_that_move_divergent(tmp_path):
     assert (code, report["verdict"]) == (1, "divergent")
     verdicts = {m["from"]: m["verdict"] for m in report["moves"]}
     assert (verdicts["Engine.align_tokens"], verdicts["Engine.describe_layout"]) == ("divergent", "equivalent")
+    edits = {m["from"]: m["other_edits"] for m in report["moves"]}
+    assert edits["Engine.describe_layout"] == []
+    (edit,) = edits["Engine.align_tokens"]  # the edit, apart from the move, with both places
+    assert (edit["file"], edit["line"], edit["before"]) == ("sglang/srt/token_math.py", 2, "sglang/srt/engine.py:15")
+    assert "n <= 0" in edit["what"] and "n < 0" in edit["what"]
 
 
 def test_a_helper_moved_along_runs_for_real_inside_its_caller_s_check(tmp_path):

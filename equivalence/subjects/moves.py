@@ -111,8 +111,9 @@ class MovesSubject(Subject):
                 for method, _ in together:
                     within[method] = (first.source, report["verdict"])
                 checks.append({"moves": [e["from"] for e in entries], "kind": CHECKED[first.kind], "report": report})
+                edits = _other_edits(report)
                 for entry in entries:
-                    listed.append({**entry, "verdict": report["verdict"],
+                    listed.append({**entry, "other_edits": edits, "verdict": report["verdict"],
                                    "verdict_line": report.get("verdict_line", report["verdict"]),
                                    **({"why": report["through_callers"]} if "through_callers" in report else {})})
         for entry in listed:  # a move that could not run alone, run for real within another's check
@@ -145,6 +146,11 @@ class MovesSubject(Subject):
         for m in report["moves"]:
             if m.get("why"):
                 out.append(f"\n- `{m['from']}`: {m['verdict']}: {m['why']}")
+        edits = [(m, e) for m in report["moves"] for e in m.get("other_edits", [])]
+        if edits:
+            out += ["", f"### Other edits on the moves' paths: {len(edits)}", ""]
+            out += [f"- `{m['from']}`: {e['file']}{':' + str(e['line']) if e['line'] else ''}"
+                    f"{' (was ' + e['before'] + ')' if e['before'] else ''}: {e['what']}" for m, e in edits]
         for c in report["checks"]:
             render = component_markdown if c["kind"] == "component" else method_markdown
             out += ["", f"## {', '.join(c['moves'])}", "", render(c["report"])]
@@ -159,9 +165,11 @@ class MovesSubject(Subject):
         from equivalence.engine.report.report import compared_lines, revision_lines
 
         out = revision_lines(report) + compared_lines(report) + [f"moves found: {len(report['moves'])}"]
-        out += [f"  {m['from']} -> {m['to']} ({m['kind']}{', wrapper kept' if m['wrapper'] else ''}; "
-                f"similarity {m['similarity']:.2f}): {m['verdict']}" + (f": {m['why']}" if m.get("why") else "")
-                for m in report["moves"]]
+        for m in report["moves"]:
+            out.append(f"  {m['from']} -> {m['to']} ({m['kind']}{', wrapper kept' if m['wrapper'] else ''}; "
+                       f"similarity {m['similarity']:.2f}): {m['verdict']}" + (f": {m['why']}" if m.get("why") else ""))
+            out += [f"    other edit: {e['file']}{':' + str(e['line']) if e['line'] else ''}: {e['what']}"
+                    for e in m.get("other_edits", [])]
         for c in report["checks"]:
             render = component_terminal if c["kind"] == "component" else method_terminal
             out += ["", f"== {', '.join(c['moves'])}", render(c["report"])]
@@ -209,6 +217,32 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
     if notes:
         report["through_callers"] = notes[0]
     return report
+
+
+def _other_edits(report: dict) -> list[dict]:
+    """What the static check found beyond the move itself: each change of the moved body it does
+    not explain (file:line on both sides), each module global the moved code reads that changed."""
+    out = []
+    for pair in report.get("pairs", []):
+        static = pair.get("static")
+        if not isinstance(static, dict):
+            continue
+        before_file = str(static.get("before", "")).split(":")[0]
+        after_file = str(static.get("after", "")).split(":")[0]
+        for r in static.get("residuals", []):
+            if r.get("explained"):
+                continue
+            out.append({"file": after_file if r.get("after_line") else before_file,
+                        "line": r.get("after_line") or r.get("before_line"),
+                        "before": f"{before_file}:{r['before_line']}" if r.get("before_line") else None,
+                        "what": f"{r['kind']}: {(r.get('before') or '').strip()[:120]!r} -> "
+                                f"{(r.get('after') or '').strip()[:120]!r}"})
+        for c in static.get("constants", []):
+            if not c.get("equal"):
+                out.append({"file": after_file, "line": None, "before": None,
+                            "what": f"module global {c['name']} changed: {str(c.get('before'))[:80]!r} -> "
+                                    f"{str(c.get('after'))[:80]!r}"})
+    return out
 
 
 def _located(method, root: Path) -> str:
