@@ -133,3 +133,18 @@ def test_an_edit_inside_the_component_is_divergent(tmp_path):
     moved.write_text(moved.read_text().replace("if len(counts) > 1:", "if len(counts) > 2:"))
     code, report, _ = _run(tmp_path, after)
     assert (code, report["verdict"]) == (1, "divergent")
+
+
+def test_a_hand_made_extraction_committed_in_git_is_found_and_checked(tmp_path):
+    from tests.git_series import git, make_checkout
+
+    repo = make_checkout(tmp_path / "repo", BEFORE)
+    shutil.rmtree(repo / "python" / "sglang")
+    shutil.copytree(MOVES / "after" / "sglang", repo / "python" / "sglang", dirs_exist_ok=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Move Engine's helpers out")
+    out = tmp_path / "r.json"
+    code = main(["--git", "HEAD~1..HEAD", str(repo), "--json", str(out)])
+    report = json.loads(out.read_text())
+    assert (code, report["verdict"]) == (0, "equivalent")
+    assert len(report["moves"]) == 5 and report["revisions"]["checked"][0]["subject"] == "Move Engine's helpers out"
