@@ -73,6 +73,20 @@ def run_steps(steps, numbers: range, run, tree: Tree, carry, plan: Plan,
     return tree, carry
 
 
+def steps_to_run(steps, done: int, asked: Optional[range], applied: Callable[[], Exception], path: Path,
+                 line: Optional[int]) -> range:
+    """The steps a run on a tree that has the first `done` of `steps` (`core.steps.Steps`) does:
+    `asked` (None: those the tree lacks). `applied()` (an `AlreadyApplied`) is raised when the
+    tree has them all, a `BadInput` when `asked` is no range of `steps` or does not start right
+    after the steps done (`check_start`)."""
+    if done == len(steps):
+        raise applied()
+    asked = steps.after(done) if asked is None else asked
+    steps.check(asked)
+    check_start(done, asked, path, line)
+    return asked
+
+
 def check_start(done: int, steps: range, path: Path, line: Optional[int]) -> None:
     """`BadInput` unless `steps` starts right after the `done` steps the tree has."""
     if steps.start != done + 1:

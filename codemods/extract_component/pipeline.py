@@ -23,7 +23,7 @@ from codemods.core.packages import check_new_packages
 from codemods.core.errors import AlreadyApplied, BadInput, Conflicts, Location, NoSuchMethod, Refusal
 from codemods.core.plan import Plan
 from codemods.core.render import Renderer
-from codemods.core.runner import Tree, check_start, run_steps
+from codemods.core.runner import Tree, run_steps, steps_to_run
 from codemods.core.steps import Steps
 from codemods.extract_component import analysis, build
 from codemods.extract_component.design import Design
@@ -140,13 +140,9 @@ def run(ctx: Context, spec: ComponentSpec, steps: Optional[range]) -> Plan:
                               f"__init__ to build the component in)", source, owner_cls.lineno)
         raise NoSuchMethod(f"{spec.class_name} has no method {', '.join(missing)} and {spec.target} does not hold "
                            f"the component: nothing to do", source, owner_cls.lineno)
-    if done == LAST:
-        raise AlreadyApplied(f"already applied: {module_files(spec.target_module)[0]} holds {spec.component} with "
-                             f"{', '.join(spec.methods)}", source)
-    if steps is None:
-        steps = STEPS.after(done)
-    STEPS.check(steps)
-    check_start(done, steps, source, owner_cls.lineno)
+    steps = steps_to_run(STEPS, done, steps, lambda: AlreadyApplied(
+        f"already applied: {module_files(spec.target_module)[0]} holds {spec.component} with "
+        f"{', '.join(spec.methods)}", source), source, owner_cls.lineno)
     plan = Plan(root=ctx.root, shape="", originals={source: text, target: ctx.read(target) if target.exists() else None})
     plan.messages.append(f"found {source} ({spec.class_name} at line {owner_cls.lineno}) in {ctx.found.how}")
     module = parse(source, text)

@@ -18,7 +18,7 @@ from codemods.core.packages import check_new_packages
 from codemods.core.errors import AlreadyApplied, BadInput, Location, NoSuchMethod, Refusal
 from codemods.core import runner
 from codemods.core.plan import Plan
-from codemods.core.runner import Tree, check_start
+from codemods.core.runner import Tree, steps_to_run
 from codemods.core.render import Renderer
 from codemods.extract_method.move_conflicts import outside_uses, refuse_uses
 from codemods.extract_method.outside_callers import find_outside_calls
@@ -66,12 +66,11 @@ def run(ctx: Context, recipe: Recipe, steps: range,
             raise NoSuchMethod(f"{name} not found: this release predates it, nothing to do", source)
         raise BadInput(f"{name} not found, nor {recipe.callee} in {recipe.target_file}"
                        f"{_did_you_mean(module, source, recipe)}", source)
-    if status.done == LAST:
-        left = "" if not recipe.infer or recipe.narrows or status.line is None else (
-            f"; step {LAST} has nothing left to do (nothing to narrow, nothing only {recipe.function} used left in "
-            f"{source.name})")
-        raise AlreadyApplied(f"already applied: {recipe.target_file} holds {recipe.function}{left}", source)
-    check_start(status.done, steps, source, status.line)
+    left = "" if not recipe.infer or recipe.narrows or status.line is None else (
+        f"; step {LAST} has nothing left to do (nothing to narrow, nothing only {recipe.function} used left in "
+        f"{source.name})")
+    steps_to_run(STEPS, status.done, steps, lambda: AlreadyApplied(
+        f"already applied: {recipe.target_file} holds {recipe.function}{left}", source), source, status.line)
     if recipe.new_target and status.done < 2 and target_text is not None and 2 not in steps:
         raise BadInput("target module already present", target)
 
