@@ -61,6 +61,16 @@ def test_a_call_site_that_continues_its_methods_loop_is_run_and_proven(tmp_path,
     assert "branches before 7/7 after 7/7" in capsys.readouterr().out
 
 
+def test_whether_the_call_site_continues_its_loop_is_observed(tmp_path, capsys):
+    # `continue` and falling through both end the one pass: which one happened is an event, so a
+    # flipped return value of the method (the loop skips the item, or keeps it) is divergent
+    always = CONTINUES.replace("if self.enabled and not self.can_take(item):", "if not self.can_take(item):")
+    before = tree(tmp_path / "before", always)  # called on every path: the call site is the only route
+    after = tree(tmp_path / "after", always.replace("            return False", "            return True"))
+    assert main(["--method", "Probe.can_take", str(before), str(after)]) == 1
+    assert "divergent" in capsys.readouterr().out
+
+
 def test_a_call_site_that_awaits_is_refused_naming_its_line(tmp_path, capsys):
     root = tree(tmp_path / "t", AWAITS)
     assert main(["--method", "Probe.clamp", str(root), str(root)]) == 2

@@ -300,10 +300,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
                         f"(`{ast.unparse(awaited)[:80]}`, in an async method): the harness runs call sites "
                         "synchronously, so this extraction is not checked")
     if _leaves_an_enclosing_loop(body):  # `... : continue` inside the method's loop: the entry's one pass ends
-        loop = ast.For(target=ast.Name(ONCE, ast.Store()), iter=ast.Tuple([ast.Constant(0)], ast.Load()), body=body,
-                       orelse=[], type_comment=None)
-        body = [ast.fix_missing_locations(ast.copy_location(loop, body[0]))]
-        loop.end_lineno, loop.end_col_offset = body[0].body[-1].end_lineno, body[0].body[-1].end_col_offset
+        body = _one_pass(body, module)
     live = _live_out(ext, body) if ext.call_sites else []
     if live:  # falling through, the entry returns the method's locals its statements bound for later
         end = body[-1].end_lineno + 1
@@ -397,6 +394,41 @@ def _on_some_paths(node: ast.AST, name: str, index: int) -> bool:
     if isinstance(node, ast.comprehension):
         return name == "ifs"
     return isinstance(node, (ast.Match, ast.Lambda))
+
+
+HOW = "__equivalence_how__"  # how the one pass ended: "continue", "break", or the end of the statements
+LEFT = "__equivalence_left__"  # records it as an event: which way the call site leaves its loop is behaviour
+
+
+def _one_pass(body: list[ast.stmt], module: types.ModuleType) -> list[ast.stmt]:
+    """`body` in a loop of one pass, the way it left that pass recorded (`continue` and falling
+    through end the pass alike: only the event tells the method's loop went on or not)."""
+    first, last = body[0], body[-1]
+    wrapped = ast.parse(f"{HOW} = None\n"
+                        f"for {ONCE} in (0,):\n"
+                        f"    {HOW} = 'continue'\n"
+                        f"    pass\n"
+                        f"    {HOW} = 'end of its statements'\n"
+                        f"else:\n"
+                        f"    {ONCE} = None\n"
+                        f"{LEFT}({HOW}, {ONCE})\n").body  # no branch of its own: coverage measures the call site
+    for node in wrapped:
+        for n in ast.walk(node):
+            if hasattr(n, "lineno"):
+                n.lineno, n.col_offset = first.lineno, first.col_offset
+                n.end_lineno, n.end_col_offset = last.end_lineno, last.end_col_offset
+    loop = wrapped[1]
+    loop.body[1:2] = body
+    module.__dict__[LEFT] = _record_left
+    return wrapped
+
+
+def _record_left(how: str, once) -> None:
+    """`once` is None when the pass ended without `break` (the loop's `else` ran)."""
+    from equivalence.engine.world.standins import CURRENT
+
+    if CURRENT:
+        CURRENT[-1].events.append(("left the loop around the call site by", how if once is None else "break"))
 
 
 def _leaves_an_enclosing_loop(body: list[ast.stmt]) -> bool:
