@@ -96,7 +96,8 @@ def test_branches_past_a_torch_call_on_a_stand_in_say_why_in_every_format(checke
         first = why.split("; ")[0]
         assert "`torch.zeros(" in first and f"({where[side]})" in first and DEVICE in first, why
         assert "returned without reaching it" in why
-        assert why in out and why in md  # the terminal and the Markdown say it as the JSON does
+        # the terminal and the Markdown say it as the JSON does (a Markdown line stops at 1,000 characters)
+        assert why in out and (why in md or (len(why) > 900 and why[:600] in md and "more characters" in md))
     assert out.count("why not hit: never reached: ") == 2 and md.count("  - why not hit: never reached: ") == 2
 
 
