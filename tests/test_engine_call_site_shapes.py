@@ -100,3 +100,27 @@ def test_an_environment_variable_the_code_sets_reads_back_in_the_same_run(tmp_pa
     root = tree(tmp_path / "t", SETS_ENV)
     assert main(["--method", "Probe.setup", str(root), str(root)]) == 0
     assert "branches before 4/4 after 4/4" in capsys.readouterr().out
+
+
+ABSTRACT = '''\
+    import abc
+
+
+    class Probe(abc.ABC):
+        @abc.abstractmethod
+        def draft(self): ...
+
+        def pick(self, n):
+            return self.clamp(n)
+
+        def clamp(self, n):
+            if n > 3:
+                return 3
+            return n
+'''
+
+
+def test_a_method_of_an_abstract_base_runs(tmp_path, capsys):
+    # 0.5.16 EagleDraftWorkerBase: the instance is made without __init__ all the same
+    root = tree(tmp_path / "t", ABSTRACT)
+    assert main(["--method", "Probe.clamp", str(root), str(root)]) == 0

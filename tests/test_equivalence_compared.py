@@ -101,6 +101,6 @@ def test_git_revisions_name_the_checkout_and_its_release(tmp_path, capsys):
 
 def test_a_real_release_is_named_by_its_version(tmp_path):
     old, new = release_root("0.5.15.post1"), release_root("0.5.16")
-    _, report, markdown = run([str(old), str(new)], tmp_path)
+    _, report, markdown = run([str(old), str(new), "--preset", "kv-dtype"], tmp_path)
     assert [v.get("sglang_version") for v in report["compared"]["versions"]] == ["0.5.15.post1", "0.5.16"]
     assert f"Compared `{old}` (sglang 0.5.15.post1) with `{new}` (sglang 0.5.16)." in markdown

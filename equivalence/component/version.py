@@ -17,9 +17,8 @@ from equivalence.component.shape import Shape, ShapeError, find
 from equivalence.engine.load.errors import LoadError
 from equivalence.engine.load.faithful import HELPERS
 from equivalence.engine.load.inputs import Inputs, derive
-from equivalence.engine.load.stubs import PrivateModules, StubScope
-from equivalence.engine.load.version import Unit, exec_module
-from pysource.modules import module_name
+from equivalence.engine.load.stubs import StubScope
+from equivalence.engine.load.version import Unit, import_modules
 from pysource.names import function_locals, outer_reads
 
 CONSTRUCT = "__equivalence_construct__"
@@ -63,12 +62,8 @@ def load(root: Path, label: str, owner_rel: str, class_name: str, attr: str,
     except ShapeError as e:
         raise LoadError(str(e)) from None
     rels = [r for r in dict.fromkeys([shape.component_rel, owner_rel]) if r]
-    scope = StubScope(label)
-    package = owner_rel.split("/")[0]
-    modules = {}
-    with PrivateModules(scope, prefixes=(package,)):
-        for rel in rels:
-            modules[rel] = exec_module(module_name(rel), shape.tree.path(rel), shape.tree.parse(rel))
+    # as a method's version is imported: a stub's literal retried, a bare call rejecting a stub left out
+    scope, modules = import_modules(shape.tree, rels, label, owner_rel.split("/")[0])
     scope.armed = True
     cls = modules[owner_rel].__dict__.get(class_name)
     if not isinstance(cls, type) or cls.__module__ != modules[owner_rel].__name__:

@@ -108,6 +108,13 @@ class MovesSubject(Subject):
                     for entry in entries:
                         listed.append({**entry, "verdict": "could not run", "why": str(e)})
                     continue
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as e:  # one move's check failing must not hide the others': said, never a pass
+                    for entry in entries:
+                        listed.append({**entry, "verdict": "could not run",
+                                       "why": f"the harness failed on this move: {type(e).__name__}: {e}"})
+                    continue
                 for method, _ in together:
                     within[method] = (first.source, report["verdict"])
                 checks.append({"moves": [e["from"] for e in entries], "kind": CHECKED[first.kind], "report": report})

@@ -171,7 +171,7 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
         ext.call_sites = []
     rels = [r for r in dict.fromkeys([ext.target_rel, source_rel]) if r]
     package = source_rel.split("/")[0]
-    scope, modules = _import(ext, rels, label, package)
+    scope, modules = import_modules(ext.files, rels, label, package)
     scope.armed = True
     cls = _the_class(modules[source_rel], ext)
     entry, entry_args, entry_defaults, site_node = _compile_entry(ext, modules[source_rel])
@@ -201,7 +201,7 @@ def _span(node: ast.AST) -> tuple:
 IMPORT_ATTEMPTS = 8
 
 
-def _import(ext: Extraction, rels: list[str], label: str, package: str) -> tuple[StubScope, dict]:
+def import_modules(files, rels: list[str], label: str, package: str) -> tuple[StubScope, dict]:
     """The version's modules executed (the target first), the rest of the package stubbed. When
     module-level code rejects a stubbed value it compared with literals (`if mode not in ("off",
     "record"): raise`), the import is tried again with that value one of those literals, in
@@ -219,10 +219,10 @@ def _import(ext: Extraction, rels: list[str], label: str, package: str) -> tuple
         try:
             with PrivateModules(scope, prefixes=(package,)):
                 for rel in rels:
-                    parsed = _without(ext.files.parse(rel), set(skipped.get(rel, ())))
-                    modules[rel] = exec_module(module_name(rel), ext.files.path(rel), parsed)
+                    parsed = _without(files.parse(rel), set(skipped.get(rel, ())))
+                    modules[rel] = exec_module(module_name(rel), files.path(rel), parsed)
             scope.compared = {**scope.compared, **{n: literals[n] for n in pretend if n in literals}}
-            scope.skipped = [f"{ext.files.path(r)}:{line}: {why}" for r, lines in skipped.items()
+            scope.skipped = [f"{files.path(r)}:{line}: {why}" for r, lines in skipped.items()
                              for line, why in lines.items()]
             return scope, modules
         except CouldNotImport as e:

@@ -508,7 +508,9 @@ def traced_class(cls: type, real: set[str]) -> type:
     namespace = {"__getattribute__": __getattribute__, "__setattr__": __setattr__,
                  "__delattr__": __delattr__, "__module__": cls.__module__}
     # Same name as the real class, so that messages naming it compare equal across versions.
-    return type(cls.__name__, (cls,), namespace)
+    traced = type(cls.__name__, (cls,), namespace)
+    traced.__abstractmethods__ = frozenset()  # an abstract base's own methods still run (the rest: the world)
+    return traced
 
 
 UNSET = object()  # a variable the code removed in this run
