@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pysource import parsing
 from pysource.modules import module_name
 
 SIMILAR = 0.6  # the least similarity a destination needs (0.45 when its name is the method's)
@@ -142,7 +143,7 @@ def _text(path: Path) -> str | None:
 
 def _parse(text: str, path: Path) -> ast.Module | None:
     try:
-        return ast.parse(text, str(path))
+        return parsing.parse(text, str(path))  # once per text in a run: the check parses these files again
     except (SyntaxError, ValueError):
         return None  # a file that does not parse holds no move we could read
 

@@ -41,6 +41,16 @@ def test_no_move_between_identical_trees():
     assert find_moves(BEFORE, BEFORE) == []
 
 
+def _edited(tmp_path: Path, after: str, rel: str, old: str, new: str) -> Path:
+    """A copy of fixtures/moves/AFTER with one edit of the file `rel`."""
+    edited = tmp_path / "edited"
+    shutil.copytree(MOVES / after, edited)
+    path = edited / rel
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new))
+    return edited
+
+
 def _run(tmp_path: Path, after: Path, *extra: str) -> tuple[int, dict, str]:
     out, md = tmp_path / "r.json", tmp_path / "r.md"
     code = main([str(BEFORE), str(after), "--json", str(out), "--markdown", str(md), *extra])
@@ -60,10 +70,7 @@ def test_each_move_found_is_checked_and_listed_first(tmp_path, capsys):
 
 
 def test_an_edit_in_one_moved_body_makes_that_move_divergent(tmp_path):
-    after = tmp_path / "edited"
-    shutil.copytree(MOVES / "after", after)
-    moved = after / "sglang/srt/token_math.py"
-    moved.write_text(moved.read_text().replace("if n <= 0:", "if n < 0:"))
+    after = _edited(tmp_path, "after", "sglang/srt/token_math.py", "if n <= 0:", "if n < 0:")
     code, report, _ = _run(tmp_path, after)
     assert (code, report["verdict"]) == (1, "divergent")
     verdicts = {m["from"]: m["verdict"] for m in report["moves"]}
@@ -83,10 +90,7 @@ def test_a_helper_moved_along_runs_for_real_inside_its_caller_s_check(tmp_path):
     assert report["checks"][2]["moves"] == ["Engine.verify"]
     for side in verify["coverage"].values():
         assert side["hit"] == side["branches"] and any(u["unit"].startswith("moved along") for u in side["units"])
-    after = tmp_path / "edited"
-    shutil.copytree(MOVES / "after", after)
-    moved = after / "sglang/srt/acceptance.py"
-    moved.write_text(moved.read_text().replace("if token < 0:", "if token <= 0:"))
+    after = _edited(tmp_path, "after", "sglang/srt/acceptance.py", "if token < 0:", "if token <= 0:")
     code, report, _ = _run(tmp_path, after)
     verdicts = {m["from"]: m["verdict"] for m in report["moves"]}
     assert code == 1 and verdicts["Engine._accept"] == verdicts["Engine.verify"] == "divergent"
@@ -99,10 +103,7 @@ def test_a_hook_only_other_modules_call_is_driven_from_the_old_receiver(tmp_path
     hook = next(m for m in report["moves"] if m["from"] == "Engine.check_limits")
     assert hook["verdict"] == "equivalent"
     assert "engine=self, strict=strict" in hook["why"] and "sglang/srt/pipeline.py:6" in hook["why"]
-    after = tmp_path / "edited"
-    shutil.copytree(MOVES / "after", after)
-    moved = after / "sglang/srt/hooks.py"
-    moved.write_text(moved.read_text().replace("> 64:", ">= 64:"))
+    after = _edited(tmp_path, "after", "sglang/srt/hooks.py", "> 64:", ">= 64:")
     assert not (after / "sglang/srt/engine.py").read_text().count("def check_limits")  # nothing written to the tree
     code, report, _ = _run(tmp_path, after)
     assert code == 1 and {m["from"]: m["verdict"] for m in report["moves"]}["Engine.check_limits"] == "divergent"
@@ -127,10 +128,7 @@ def test_a_hand_written_component_is_proven_through_the_owner(tmp_path):
 
 
 def test_an_edit_inside_the_component_is_divergent(tmp_path):
-    after = tmp_path / "edited"
-    shutil.copytree(MOVES / "after_component", after)
-    moved = after / "sglang/srt/stats.py"
-    moved.write_text(moved.read_text().replace("if len(counts) > 1:", "if len(counts) > 2:"))
+    after = _edited(tmp_path, "after_component", "sglang/srt/stats.py", "if len(counts) > 1:", "if len(counts) > 2:")
     code, report, _ = _run(tmp_path, after)
     assert (code, report["verdict"]) == (1, "divergent")
 

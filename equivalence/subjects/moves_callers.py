@@ -16,10 +16,12 @@ was written, the mapping, and where the real callers are.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pysource import parsing
 from pysource.moves import Move
 
 
@@ -45,7 +47,7 @@ def delegation(move: Move, after_root: Path) -> Delegation:
     mapping = _mapping(origin.node, dest.node)
     path = after_root / origin.rel
     text = path.read_text(encoding="utf-8")
-    tree = ast.parse(text)
+    tree = parsing.parse(text, str(path))
     cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == origin.class_name), None)
     if cls is None:
         raise NotMapped(f"{path}: no class {origin.class_name} at module level")
@@ -111,11 +113,17 @@ def _callers(root: Path, dest) -> list[str]:
     """file:line of the calls of the function by name in the after version's package."""
     pattern = re.compile(rf"\b{re.escape(dest.name)}\(")
     out = []
-    for path in sorted((root / dest.rel.split("/")[0]).rglob("*.py")):
-        text = path.read_text(encoding="utf-8", errors="replace")
+    for rel, text in _package_texts(root, dest.rel.split("/")[0]):
         if dest.name not in text:
             continue
         for i, line in enumerate(text.splitlines(), 1):
             if pattern.search(line) and not line.lstrip().startswith(("def ", "async def ")):
-                out.append(f"{path.relative_to(root)}:{i}")
+                out.append(f"{rel}:{i}")
     return out
+
+
+@functools.lru_cache(maxsize=2)
+def _package_texts(root: Path, package: str) -> tuple[tuple[str, str], ...]:
+    """Every .py file of the package, read once per run (a PR may move a hundred hooks)."""
+    return tuple((str(path.relative_to(root)), path.read_text(encoding="utf-8", errors="replace"))
+                 for path in sorted((root / package).rglob("*.py")))
