@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from pysource import parsing
-from pysource.receivers import File, Program, _head
+from pysource.receivers import File, Instance, Program, _head
 
 NO_DEFAULT = object()  # a declaration without a literal default
 
@@ -175,10 +175,10 @@ def shape_of(program: Program, f: File, node: Optional[ast.AST], depth: int = 0)
         found = program.annotation(f, node)
         if found is None or len(found) != 1:
             return None
-        (kind, *rest), = found
-        if kind != "inst":
+        (instance,) = found
+        if not isinstance(instance, Instance):
             return None
-        qualname = rest[0]
+        qualname = instance.qualname
         if qualname.startswith("builtins."):
             name = qualname.removeprefix("builtins.")
             if name in SCALARS:

@@ -7,7 +7,7 @@ guessed from names:
   its annotation names (a mixin's `def loop(self: Scheduler)`);
 - a parameter, a variable or an attribute annotated `T` (`Optional[T]`, `Union[...]`, `T | None`,
   `"T"`, `Type[T]`, `List[T]` read by item) holds a `T`; a property or a function returning `T`;
-- a name only `import X` statements bind is the module `X` (`("module", "X")`), and a builtin
+- a name only `import X` statements bind is the module `X` (`Module("X")`), and a builtin
   class nothing in the file rebinds is that class (`set()` makes a `builtins.set`; not `type` and
   `super`, whose call gives its argument's class);
 - a name or an attribute assigned `T(...)` (a class of the checkout, or one it imports) holds a
@@ -20,11 +20,12 @@ The attribute of a class is looked up in the class and its bases; where no base 
 type, the assignments of its subclasses count too (an instance typed `T` may be one of them).
 Anything else is unknown (`None`): a caller then treats the place as ambiguous and lists it.
 
-Types are frozensets of `("inst", QUALNAME)` (an instance), `("class", QUALNAME)` (the class
-object), `("seq", TYPES)` (a container whose items are TYPES) and NONE; a class is named by its
-defining module and name (`sglang.srt.model_executor.model_runner.ModelRunner`, re-exports
-followed; `<test/x.py>.C` for a file outside the package), a class from outside the checkout by
-the name its import spells (`torch.nn.Module`).
+Types are frozensets of `Instance(QUALNAME)`, `ClassObject(QUALNAME)`, `Module(NAME)`, `Function`
+(one to call), `Sequence(TYPES)` (a container whose items are TYPES), `FixedTuple((TYPES, ...))`
+and NONE; a class is named by its defining module and name
+(`sglang.srt.model_executor.model_runner.ModelRunner`, re-exports followed; `<test/x.py>.C` for a
+file outside the package), a class from outside the checkout by the name its import spells
+(`torch.nn.Module`).
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Optional, Union
 
 from pysource import parsing
 from pysource.attribute_text import binds, bindings
@@ -43,9 +45,55 @@ from pysource.imports import FileNames, nodes, nodes_on_lines, parents_of
 from pysource.modules import import_bindings, module_level_statements
 from pysource.text_search import search_near
 
-Type = tuple
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClassObject:
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A function to call, defined in `path`; `bound`: a call passes its first parameter (a method
+    reached through an instance, a class method)."""
+
+    path: Path
+    node: ast.AST
+    bound: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    """A container (a list, a set, a mapping's values) whose items are `items`."""
+
+    items: Types
+
+
+@dataclass(frozen=True, slots=True)
+class FixedTuple:
+    """A tuple of as many items as `items`, each of its own types."""
+
+    items: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class NoneValue:
+    pass
+
+
+Type = Union[Instance, ClassObject, Module, Function, Sequence, FixedTuple, NoneValue]
 Types = Optional[frozenset]  # None: unknown
-NONE: Type = ("none",)
+NONE = NoneValue()
+
 PROPERTIES = {"property", "cached_property", "functools.cached_property", "abstractproperty"}
 OPTIONAL = {"Optional"}
 UNIONS = {"Union"}
@@ -322,11 +370,11 @@ class Program:
 
     def _type_of(self, f: File, node: ast.AST, depth: int) -> Types:
         if isinstance(node, ast.Constant):
-            return frozenset([NONE]) if node.value is None else frozenset([("inst", f"builtins.{type(node.value).__name__}")])
+            return frozenset([NONE]) if node.value is None else frozenset([Instance(f"builtins.{type(node.value).__name__}")])
         if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            return frozenset([("inst", "builtins.list")])
+            return frozenset([Instance("builtins.list")])
         if isinstance(node, (ast.Dict, ast.DictComp, ast.JoinedStr)):
-            return frozenset([("inst", "builtins.dict" if not isinstance(node, ast.JoinedStr) else "builtins.str")])
+            return frozenset([Instance("builtins.dict" if not isinstance(node, ast.JoinedStr) else "builtins.str")])
         if isinstance(node, ast.IfExp):
             return union([self.type_of(f, node.body, depth), self.type_of(f, node.orelse, depth)])
         if isinstance(node, ast.BoolOp):
@@ -345,7 +393,7 @@ class Program:
                 return None
             if isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
                 return _element(inner, node.slice.value)
-            items = [t[1] for t in inner if t[0] == "seq"]
+            items = [t.items for t in inner if isinstance(t, Sequence)]
             if len(items) != len(inner):
                 return None
             return union(items)
@@ -360,16 +408,16 @@ class Program:
         callee = self.type_of(f, func, depth)
         if callee is None:
             q = f.names.qualify(func)
-            return frozenset([("inst", q)]) if q is not None and self.outside(q) and q.rpartition(".")[2][:1].isupper() \
+            return frozenset([Instance(q)]) if q is not None and self.outside(q) and q.rpartition(".")[2][:1].isupper() \
                 else None
         out: list[Types] = []
         for t in callee:
             if t == NONE:
                 continue
-            if t[0] == "class":
-                out.append(frozenset([("inst", t[1])]))
-            elif t[0] == "fn":
-                out.append(self._returns(t[1], t[2], t[3], f, node, depth))
+            if isinstance(t, ClassObject):
+                out.append(frozenset([Instance(t.qualname)]))
+            elif isinstance(t, Function):
+                out.append(self._returns(t.path, t.node, t.bound, f, node, depth))
             else:
                 return None
         return union(out)
@@ -416,8 +464,8 @@ class Program:
                 if declared:  # a mixin's `def loop(self: Scheduler)`: the class it is written for
                     return declared
                 if _decorated(fn, "classmethod"):
-                    return frozenset([("class", self.qualified(f, cls))])
-                return frozenset([("inst", self.qualified(f, cls))])
+                    return frozenset([ClassObject(self.qualified(f, cls))])
+                return frozenset([Instance(self.qualified(f, cls))])
             for p in params:
                 if p.arg == name:
                     return self.annotation(f, p.annotation) if p.annotation is not None else None
@@ -438,14 +486,14 @@ class Program:
             return None
         if isinstance(getattr(builtins, name, None), type) and name not in _CLASS_OF_ITS_ARGUMENT \
                 and name not in f.names.bound_otherwise:
-            return frozenset([("class", f"builtins.{name}")])  # `set()`: nothing in the file rebinds it
+            return frozenset([ClassObject(f"builtins.{name}")])  # `set()`: nothing in the file rebinds it
         defs = [s for s in f.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                 and s.name == name]
         if defs:
             if len(defs) == 1 and isinstance(defs[0], ast.ClassDef):
-                return frozenset([("class", f"{f.module}.{name}")])
+                return frozenset([ClassObject(f"{f.module}.{name}")])
             if len(defs) == 1:
-                return frozenset([("fn", f.path, defs[0], False)])
+                return frozenset([Function(f.path, defs[0], False)])
             return None
         found = _assignments(f.tree.body, name, module_level=True)
         values = list(found or [])
@@ -464,14 +512,14 @@ class Program:
         (every statement binding `name` is an `import X`)."""
         binders = f.names.binders.get(name)
         if binders and all(isinstance(s, ast.Import) for s in binders) and name not in f.names.bound_otherwise:
-            return frozenset([("module", q)])
+            return frozenset([Module(q)])
         if self.class_def(q) is not None:
-            return frozenset([("class", self.canonical(q))])
+            return frozenset([ClassObject(self.canonical(q))])
         module, _, attr = q.rpartition(".")
         path = self.module_path(module) if module else None
         if path is None:
             if self.outside(q) and name not in f.names.bound_otherwise:
-                return frozenset([("class", q)]) if attr[:1].isupper() else None
+                return frozenset([ClassObject(q)]) if attr[:1].isupper() else None
             return None
         if path == f.path:
             return None
@@ -489,7 +537,7 @@ class Program:
         if kind == "def":
             if isinstance(node, ast.ClassDef):
                 return None  # a class defined in a function: not one the checkout can name
-            return frozenset([("fn", f.path, node, False)])
+            return frozenset([Function(f.path, node, False)])
         if kind == "unpack":
             return _element(self.type_of(f, node[0], depth), node[1])
         if kind == "value":
@@ -500,14 +548,14 @@ class Program:
         q = f.names.qualify(node)
         if q is not None:
             if self.class_def(q) is not None:
-                return frozenset([("class", self.canonical(q))])
+                return frozenset([ClassObject(self.canonical(q))])
             module, _, attr = q.rpartition(".")
             path = self.module_path(module)
             if path is not None:
                 other = self.file(path)
                 return None if other is None else self._global(other, attr, depth)
             if self.outside(q):
-                return frozenset([("class", q)]) if attr[:1].isupper() else None
+                return frozenset([ClassObject(q)]) if attr[:1].isupper() else None
         owner = self.type_of(f, node.value, depth)
         if owner is None:
             return None
@@ -515,10 +563,11 @@ class Program:
         for t in owner:
             if t == NONE:
                 continue
-            if t[0] not in ("inst", "class") or t[1].startswith("builtins.") or self.outside(t[1]):
+            if not isinstance(t, (Instance, ClassObject)) or t.qualname.startswith("builtins.") \
+                    or self.outside(t.qualname):
                 return None
-            out.append(self.attribute_type(t[1], node.attr, depth) if t[0] == "inst"
-                       else self.class_attribute_type(t[1], node.attr))
+            out.append(self.attribute_type(t.qualname, node.attr, depth) if isinstance(t, Instance)
+                       else self.class_attribute_type(t.qualname, node.attr))
         return union(out)
 
     def attribute_contract(self, attr: str) -> tuple[Types, list[tuple[Path, int]], list[tuple[Path, int]]]:
@@ -563,7 +612,7 @@ class Program:
                         elif isinstance(value, ast.Call):
                             callee = f.names.qualify(value.func)
                             if callee is not None and self.class_def(callee) is not None:
-                                t = frozenset([("inst", self.canonical(callee))])
+                                t = frozenset([Instance(self.canonical(callee))])
                     if t:
                         types |= t
                         declared.append((path, n.lineno))
@@ -591,9 +640,9 @@ class Program:
             for stmt in cls.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
                     if _decorated(stmt, "classmethod"):
-                        return frozenset([("fn", cf.path, stmt, True)])
+                        return frozenset([Function(cf.path, stmt, True)])
                     if _decorated(stmt, "staticmethod"):
-                        return frozenset([("fn", cf.path, stmt, False)])
+                        return frozenset([Function(cf.path, stmt, False)])
                     return None
         return None
 
@@ -659,7 +708,7 @@ class Program:
                     if declared is None:
                         assigned.append(self._returned(f, stmt, depth))
                 else:  # a bound method: calling it gives what it returns
-                    assigned.append(frozenset([("fn", f.path, stmt, not _decorated(stmt, "staticmethod"))]))
+                    assigned.append(frozenset([Function(f.path, stmt, not _decorated(stmt, "staticmethod"))]))
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
                 seen = True
                 t = self.annotation(f, stmt.annotation)
@@ -744,7 +793,7 @@ class Program:
                 if not (isinstance(n, ast.Call) and _spells(n.func, cls.name)):
                     continue
                 callee = self.type_of(other, n.func, depth)
-                if callee is None or ("class", qualname) not in callee:
+                if callee is None or ClassObject(qualname) not in callee:
                     continue
                 if any(isinstance(a, ast.Starred) for a in n.args) or any(k.arg is None for k in n.keywords):
                     return None
@@ -783,14 +832,14 @@ class Program:
                 return self.annotation(f, args[0])
             if head in CLASS_OF:
                 inner = self.annotation(f, args[0])
-                return None if inner is None else frozenset(("class", t[1]) if t[0] == "inst" else t for t in inner)
+                return None if inner is None else frozenset(ClassObject(t.qualname) if isinstance(t, Instance) else t for t in inner)
             if head in ("Tuple", "tuple") and not any(isinstance(a, ast.Constant) and a.value is Ellipsis for a in args):
-                return frozenset([("tuple", tuple(self.annotation(f, a) for a in args))])
+                return frozenset([FixedTuple(tuple(self.annotation(f, a) for a in args))])
             if head in SEQUENCES:
                 items = [a for a in args if not (isinstance(a, ast.Constant) and a.value is Ellipsis)]
-                return frozenset([("seq", union(self.annotation(f, a) for a in items) if items else None)])
+                return frozenset([Sequence(union(self.annotation(f, a) for a in items) if items else None)])
             if head in MAPPINGS:
-                return frozenset([("seq", self.annotation(f, args[-1]))])
+                return frozenset([Sequence(self.annotation(f, args[-1]))])
             return self.annotation(f, node.value)
         if isinstance(node, (ast.Name, ast.Attribute)):
             head = _head(node)
@@ -803,14 +852,14 @@ class Program:
                 if node.id in _local_classes(f.tree):
                     q = f"{f.module}.{node.id}"
                 elif hasattr(builtins, node.id) and node.id not in f.names.bound_otherwise:
-                    return frozenset([("inst", f"builtins.{node.id}")])
+                    return frozenset([Instance(f"builtins.{node.id}")])
             if q is None:
                 return None
             if q.split(".")[0] in ("typing", "typing_extensions"):
                 return None
             if self.outside(q):
-                return frozenset([("inst", q)])
-            return frozenset([("inst", self.canonical(q))]) if self.class_def(q) is not None else None
+                return frozenset([Instance(q)])
+            return frozenset([Instance(self.canonical(q))]) if self.class_def(q) is not None else None
         return None
 
 
@@ -820,10 +869,10 @@ def _element(types: Types, index: int) -> Types:
         return None
     out = []
     for t in types:
-        if t[0] == "tuple" and -len(t[1]) <= index < len(t[1]):
-            out.append(t[1][index])
-        elif t[0] == "seq":
-            out.append(t[1])
+        if isinstance(t, FixedTuple) and -len(t.items) <= index < len(t.items):
+            out.append(t.items[index])
+        elif isinstance(t, Sequence):
+            out.append(t.items)
         else:
             return None
     return union(out)

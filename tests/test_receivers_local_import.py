@@ -6,7 +6,7 @@ function annotated `-> tuple[LoRAManager, str]`)."""
 from pathlib import Path
 
 from pysource.checkout import Checkout
-from pysource.receivers import Program
+from pysource.receivers import Instance, Program
 
 MAKERS = ("class Manager:\n    def load(self):\n        return 1\n\n\n"
           "def make(owner) -> tuple[Manager, str]:\n    return Manager(), 'x'\n")
@@ -24,5 +24,5 @@ def test_a_function_imported_in_the_method_types_its_result(tmp_path: Path):
     (tmp_path / "pkg" / "makers.py").write_text(MAKERS)
     (tmp_path / "pkg" / "runner.py").write_text(RUNNER)
     program = Program(Checkout(tmp_path, tmp_path, "pkg"))
-    assert program.attribute_type("pkg.runner.Runner", "manager") == frozenset([("inst", "pkg.makers.Manager")])
-    assert program.attribute_type("pkg.runner.Runner", "name") == frozenset([("inst", "builtins.str")])
+    assert program.attribute_type("pkg.runner.Runner", "manager") == frozenset([Instance("pkg.makers.Manager")])
+    assert program.attribute_type("pkg.runner.Runner", "name") == frozenset([Instance("builtins.str")])

@@ -25,7 +25,7 @@ from typing import Optional
 
 from codemods.core.errors import Location
 from pysource.imports import PATCHERS, callee_name
-from pysource.receivers import NONE, File, Program
+from pysource.receivers import NONE, ClassObject, File, Instance, Program
 
 BY_NAME = PATCHERS | {"getattr", "hasattr", "setattr"}
 
@@ -191,16 +191,16 @@ class _FileUses:
         for t in types:
             if t == NONE:
                 continue
-            if t[0] == "class" and (t[1] in self.mine):
+            if isinstance(t, ClassObject) and (t.qualname in self.mine):
                 kinds.add("class")
-            elif t[0] == "class":
-                kinds.add("other" if t[1] not in self.lineage else "ambiguous")
-            elif t[0] == "inst" and t[1] in self.mine:
+            elif isinstance(t, ClassObject):
+                kinds.add("other" if t.qualname not in self.lineage else "ambiguous")
+            elif isinstance(t, Instance) and t.qualname in self.mine:
                 kinds.add("mine")
-            elif t[0] == "inst" and t[1] in self.lineage:
+            elif isinstance(t, Instance) and t.qualname in self.lineage:
                 kinds.add("ambiguous")  # a base of the class: may be one of its instances
-            elif t[0] == "inst":
-                kinds.add("other" if self._unrelated(t[1]) else "ambiguous")
+            elif isinstance(t, Instance):
+                kinds.add("other" if self._unrelated(t.qualname) else "ambiguous")
             else:
                 kinds.add("other")  # a function, a container: no such method of the class
         if not kinds:
@@ -218,7 +218,7 @@ class _FileUses:
     def _contract(self, attr: str) -> tuple:
         if attr not in self.contracts:
             types, declared, silent = self.program.attribute_contract(attr)
-            ok = types is not None and all(t[0] == "inst" and t[1] in self.mine for t in types if t != NONE)
+            ok = types is not None and all(isinstance(t, Instance) and t.qualname in self.mine for t in types if t != NONE)
             evidence = (f"every {attr} the checkout declares is one ({len(declared)} declaration(s); "
                         f"{len(silent)} binding(s) declare no type)") if ok else ""
             self.contracts[attr] = (types if ok else None, evidence)
