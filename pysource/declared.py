@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from pysource import parsing
-from pysource.receivers import File, Instance, Program, _head
+from pysource.receivers import File, Instance, Program
+from pysource.receivers.syntax import head_name
 
 NO_DEFAULT = object()  # a declaration without a literal default
 
@@ -112,7 +113,7 @@ TYPING_NAMES = OPTIONAL | UNIONS | LITERALS | WRAPPERS | LISTS | SETS | TUPLES |
 def _typing_name(program: Program, f: File, node: ast.AST, depth: int = 0) -> str:
     """The typing name `node` spells, an alias followed: `A[int, ...]` where `A = Annotated` (in
     the file, or in the module it is imported from: sglang's ServerArgs declares every field so)."""
-    head = _head(node)
+    head = head_name(node)
     if head in TYPING_NAMES or not isinstance(node, ast.Name) or depth > 4:
         return head
     qualname = f.names.qualify(node)
@@ -171,7 +172,7 @@ def shape_of(program: Program, f: File, node: Optional[ast.AST], depth: int = 0)
     if isinstance(node, ast.Name) and node.id == "None":
         return NONE
     if isinstance(node, (ast.Name, ast.Attribute)):
-        head = _head(node)
+        head = head_name(node)
         found = program.annotation(f, node)
         if found is None or len(found) != 1:
             return None

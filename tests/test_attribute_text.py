@@ -10,6 +10,7 @@ from textwrap import dedent
 import pytest
 
 from pysource import receivers
+from pysource.receivers import contract
 from pysource.attribute_text import bindings
 from pysource.checkout import Checkout
 from pysource.parsing import Parses
@@ -54,15 +55,15 @@ def test_bindings_from_text(text, lines, may_declare):
 
 
 def _contracts(root, attrs, parse_every_file: bool) -> dict:
-    told = receivers.bindings
+    told = contract.bindings
     if parse_every_file:
-        receivers.bindings = lambda data, attr: (told(data, attr)[0], True)
+        contract.bindings = lambda data, attr: (told(data, attr)[0], True)
     try:
         with Parses():
             program = receivers.Program(Checkout(root, root, "sglang"))
             return {a: (program.attribute_contract(a)[0], sorted(program.attribute_contract(a)[1])) for a in attrs}
     finally:
-        receivers.bindings = told
+        contract.bindings = told
 
 
 # names bound all over sglang, in signatures spanning lines (`model_runner`, `layer_id`), through

@@ -7,7 +7,8 @@ import textwrap
 from pathlib import Path
 
 from pysource.imports import FileNames, nodes
-from pysource.receivers import File, _declaring_global
+from pysource.receivers import File
+from pysource.receivers.names import declaring_global
 
 TRICKY = textwrap.dedent('''\
     import runner
@@ -79,9 +80,9 @@ def test_functions_declaring_a_global_as_a_whole_walk_finds_them():
         return sorted(n.name for n in nodes(f.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                       and any(isinstance(s, ast.Global) and name in s.names for s in nodes(n)))
 
-    assert sorted(n.name for n in _declaring_global(f, "TOTAL")) == whole_walk("TOTAL") == ["inner", "method", "outer"]
-    assert sorted(n.name for n in _declaring_global(f, "COUNT")) == whole_walk("COUNT") == ["inner", "outer"]
-    assert _declaring_global(f, "MISSING") == []
+    assert sorted(n.name for n in declaring_global(f, "TOTAL")) == whole_walk("TOTAL") == ["inner", "method", "outer"]
+    assert sorted(n.name for n in declaring_global(f, "COUNT")) == whole_walk("COUNT") == ["inner", "outer"]
+    assert declaring_global(f, "MISSING") == []
 
 
 def test_without_the_text_every_node_is_walked():
