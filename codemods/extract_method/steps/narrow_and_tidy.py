@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Optional
 
 from codemods.checkout.references import referenced_elsewhere as _referenced_elsewhere
 from codemods.core.steps import Step
@@ -18,8 +19,9 @@ from codemods.extract_method.steps.narrow_param import (
     narrow_caller,
     narrow_function,
 )
+from codemods.extract_method.steps.narrow_calls import narrow_class_calls, narrow_outside_calls
 from codemods.syntax.tidy import tidy_source
-from codemods.syntax.nodes import parse
+from codemods.syntax.nodes import class_members, parse, top_class
 
 
 class NarrowAndTidy(Step[MethodRun, Handed]):
@@ -39,6 +41,8 @@ class NarrowAndTidy(Step[MethodRun, Handed]):
         source, target, current = run.source, run.target, tree.current
         module = tree.module
         files: dict[Path, str] = {}
+        originals: dict[Path, Optional[str]] = {}
+        messages: list[str] = []
         skip = {source, target}
         narrowed = []
         if recipe.narrows:
@@ -47,7 +51,16 @@ class NarrowAndTidy(Step[MethodRun, Handed]):
                 current[target], narrow_function(current[target], target, recipe, style), recipe.function, style,
                 lambda names: _referenced_elsewhere(checkout, recipe.target_module, recipe.source_module, names,
                                                     style, skip))
-            module = narrow_caller(module, tree.text, source, recipe, style)
+            if class_members(top_class(module, recipe.class_name, source)[1], recipe.method_name):
+                module = narrow_caller(module, tree.text, source, recipe, style)
+            else:  # no wrapper: the callers call the function
+                module, inside = narrow_class_calls(module, tree.text, source, recipe, style)
+                outside, elsewhere = narrow_outside_calls(checkout, current, recipe, style, skip)
+                files.update(outside)
+                originals.update({p: run.originals[p] if p in run.originals else checkout.text(p) for p in outside})
+                messages.append(f"step 4: {inside} call(s) in {recipe.class_name}"
+                                + (f" and {elsewhere} in {len(outside)} other file(s)" if outside else "")
+                                + f" pass {', '.join(n.new_param for n in recipe.narrows)}")
             for param in dict.fromkeys(n.param for n in recipe.narrows):
                 new = [n.new_param for n in recipe.narrows if n.param == param]
                 narrowed.append(f"Pass {', '.join(new)} instead of {param} to {recipe.function}")
@@ -56,7 +69,7 @@ class NarrowAndTidy(Step[MethodRun, Handed]):
                                       lambda names: _referenced_elsewhere(checkout, recipe.source_module,
                                                                           recipe.target_module, names, style, skip),
                                       recipe.tidy_globals, run.render)
-        return Outcome(self.subject(recipe, source, narrowed, dropped), module, files)
+        return Outcome(self.subject(recipe, source, narrowed, dropped), module, files, originals, messages=messages)
 
     @staticmethod
     def subject(recipe: Recipe, source: Path, narrowed: list[str], dropped: list[str]) -> str:

@@ -89,6 +89,14 @@ class _Uses(cst.CSTVisitor):
         self._targets([node.target])
 
 
+def _name_uses(node: cst.CSTNode, name: str, line) -> list[int]:
+    """The lines where `name` stands as a name in `node` (a parameter, a variable, an import): not
+    an attribute's name (`server_args.name`) nor a keyword's (`f(name=...)`)."""
+    found = _Uses(name, set(), line)
+    node.visit(found)
+    return sorted(at for at, _ in found.found)
+
+
 def expand_narrows(code: str, recipe: Recipe) -> tuple[Narrow, ...]:
     """The recipe's narrows, a `PARAM` alone (empty attribute) standing for each `PARAM.ATTR` the
     function reads (in order of first read), named `PARAM_ATTR`."""
@@ -128,9 +136,9 @@ def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
             at, why = min(uses.found)
             raise Refusal(f"{name}: {why}", path, at)
         for n in narrows:
-            clash = m.findall(func, m.Name(n.new_param))
+            clash = _name_uses(func, n.new_param, line)
             if clash:
-                raise Refusal(f"{name} already uses the name {n.new_param}", path, line(clash[0]))
+                raise Refusal(f"{name} already uses the name {n.new_param}", path, clash[0])
         params[pos[0]:pos[0] + 1] = [
             params[pos[0]].with_changes(name=cst.Name(n.new_param), default=None, equal=cst.MaybeSentinel.DEFAULT,
                                         annotation=cst.Annotation(cst.parse_expression(n.annotation))
@@ -184,18 +192,7 @@ def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         raise Refusal(f"the wrapper {recipe.method_name} calls {callee} {len(calls)} times, not once", path,
                       line_of(calls[1]) if calls else at)
     call = calls[0]
-    args = list(call.args)
-    for param in dict.fromkeys(n.param for n in recipe.narrows):
-        found = [a for a in args if a.keyword is not None and a.keyword.value == param]
-        if len(found) != 1:
-            raise Refusal(f"the wrapper does not pass {param}= to {callee} exactly once", path, line_of(call))
-        arg = found[0]
-        i = args.index(arg)
-        new = [cst.Attribute(value=arg.value, attr=cst.Name(n.attribute)) for n in recipe.narrows if n.param == param]
-        names = [n.new_param for n in recipe.narrows if n.param == param]
-        args[i:i + 1] = [arg.with_changes(keyword=cst.Name(names[0]), value=new[0]),
-                         *(kwarg(name, value) for name, value in zip(names[1:], new[1:]))]
-    new_call = call.with_changes(args=args)
+    new_call = narrowed_call(call, recipe, path, line_of(call), "the wrapper")
 
     class _Swap(cst.CSTTransformer):
         def leave_Call(self, original, updated):
@@ -206,3 +203,26 @@ def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     members[index] = wrapper
     cls = cls.with_changes(body=cls.body.with_changes(body=members))
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:]))
+
+
+def narrowed_call(call: cst.Call, recipe: Recipe, path: Path, line, who: str) -> cst.Call:
+    """`call` passing `new_param=arg.attribute` where it passed `param=arg` (`who` passes it, for
+    the refusals: each narrowed parameter passed by keyword exactly once, and a value read for
+    several attributes a chain of names, which reading twice cannot change)."""
+    args = list(call.args)
+    callee = recipe.callee
+    for param in dict.fromkeys(n.param for n in recipe.narrows):
+        found = [a for a in args if a.keyword is not None and a.keyword.value == param]
+        if len(found) != 1:
+            raise Refusal(f"{who} does not pass {param}= to {callee} exactly once", path, line)
+        arg = found[0]
+        names = [n.new_param for n in recipe.narrows if n.param == param]
+        chain = dotted(arg.value)
+        if len(names) > 1 and (chain is None or chain.endswith(")")):
+            raise Refusal(f"{who} passes {param}={cst.Module([]).code_for_node(arg.value)} to {callee}: narrowed "
+                          f"into {', '.join(names)}, it would be evaluated once each; pass a name", path, line)
+        i = args.index(arg)
+        new = [cst.Attribute(value=arg.value, attr=cst.Name(n.attribute)) for n in recipe.narrows if n.param == param]
+        args[i:i + 1] = [arg.with_changes(keyword=cst.Name(names[0]), value=new[0]),
+                         *(kwarg(name, value) for name, value in zip(names[1:], new[1:]))]
+    return call.with_changes(args=args)
