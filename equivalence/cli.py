@@ -25,6 +25,7 @@ from pathlib import Path
 
 from equivalence import subjects
 from equivalence.engine.load.errors import LoadError
+from equivalence.engine.report.verdict import Report
 from equivalence.engine.report.pr_comment import fit
 from pysource.parsing import Parses
 from equivalence.subject import Subject
@@ -212,15 +213,16 @@ def main(argv=None) -> int:
     except (KeyboardInterrupt, Interrupted) as e:
         print("equivalence: interrupted; temporary files removed", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
+    document = report.to_json()
     if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
+        args.json.write_text(json.dumps(document, indent=1))
     if args.markdown:
-        args.markdown.write_text(fit(subject.markdown(report)))
-    print(subject.terminal(report))
-    return exit_code(report)
+        args.markdown.write_text(fit(subject.markdown(document)))
+    print(subject.terminal(document))
+    return report.exit_code()
 
 
-def run(args, subject: Subject, series: Series | None, work: Path) -> dict:
+def run(args, subject: Subject, series: Series | None, work: Path) -> Report:
     """The report of the versions the command line names: revisions of a git checkout, the
     codemod's steps on a tree, or two trees."""
     from equivalence.versions.git_review import Checker, review
@@ -229,42 +231,13 @@ def run(args, subject: Subject, series: Series | None, work: Path) -> dict:
         intended = subject.intended()
         checker = Checker(subject.git_files, lambda trees, pairs: subject.check(trees, pairs, args.mutants, intended),
                           (LoadError,))
-        return {**review(series, work, checker), "compared": compared.of_revisions(series)}
+        return review(series, work, checker).adding("compared", compared.of_revisions(series))
     if args.steps:
         fixes = subject.fixes()
         versions = step_versions(subject.root(args.steps), work, subject.refactor(), fixes)
         report = subject.check(versions.trees, versions.pairs, args.mutants, versions.intended)
-        return {**report, "compared": compared.of_steps(args.steps, versions, subject.codemod_name,
-                                                        [f.name for f in fixes])}
+        return report.adding("compared", compared.of_steps(args.steps, versions, subject.codemod_name,
+                                                           [f.name for f in fixes]))
     report = subject.check([(str(p), p) for p in args.trees], [(0, 1)], args.mutants, subject.intended())
-    return {**report, "compared": compared.of_trees(args.trees, [subject.root(p) for p in args.trees])}
+    return report.adding("compared", compared.of_trees(args.trees, [subject.root(p) for p in args.trees]))
 
-
-def exit_code(report: dict) -> int:
-    """What the report's verdict says (report.verdict_of, which weighs the self-check in): 1 when
-    divergent (a real divergence, an unintended fix delta), even if some branches were also never
-    run or some values not modelled (both are reported); 0 when equivalent; else 2 (inconclusive,
-    not proven by a failed self-check, could not run). Why, on stderr."""
-    real = [d["kind"] for p in report["pairs"] for d in p["divergences"]]
-    mutants = report.get("mutants")
-    survived = mutants["total"] - mutants["killed"] if mutants else 0
-    controls = len(mutants.get("controls", {}).get("killed", [])) if mutants else 0
-    if controls:
-        print(f"equivalence: self-check failed: {controls} control(s) that change nothing were called divergent, "
-              "so this harness sees differences that are not there", file=sys.stderr)
-    if any(p.get("not_modelled") for p in report["pairs"]):
-        print("equivalence: the code reached values the harness only stubs (not modelled): those runs are "
-              "not checked", file=sys.stderr)
-    if any(c["missed"] for p in report["pairs"] for c in p["coverage"].values()):
-        print("equivalence: inconclusive: some branches were never run by the configurations, so a "
-              "difference there would not have been seen (the report says why, under 'why not hit')", file=sys.stderr)
-    for p in report["pairs"]:
-        if p.get("could_not_run"):
-            print(f"equivalence: could not run: {p['could_not_run']}", file=sys.stderr)
-    if survived:
-        print(f"equivalence: self-check failed: {survived} mutant(s) survived, "
-              "so this harness cannot be trusted to see such a change", file=sys.stderr)
-    if real:
-        print(f"equivalence: divergent: {len(real)} kind(s) of difference the extraction does not explain",
-              file=sys.stderr)
-    return {"divergent": 1, "equivalent": 0}.get(report["verdict"], 2)

@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Callable, NoReturn
 
+from equivalence.engine.report.verdict import Report
 from equivalence.versions.codemod_steps import Codemod, Fix
 
 Trees = list[tuple[str, Path]]  # (label, the folder holding the package)
@@ -49,12 +50,14 @@ class Subject(ABC):
         return {}
 
     @abstractmethod
-    def check(self, trees: Trees, pairs: Pairs, mutants: bool, intended: Intended) -> dict:
-        """Load each tree as a version and check each pair: the report dict; a LoadError names
-        file and line when a version cannot be loaded."""
+    def check(self, trees: Trees, pairs: Pairs, mutants: bool, intended: Intended) -> Report:
+        """Load each tree as a version and check each pair: the report; a LoadError names file and
+        line when a version cannot be loaded."""
 
     @abstractmethod
-    def markdown(self, report: dict) -> str: ...
+    def markdown(self, report: dict) -> str:
+        """The report's JSON (`Report.to_json`) in Markdown, for a PR comment."""
 
     @abstractmethod
-    def terminal(self, report: dict) -> str: ...
+    def terminal(self, report: dict) -> str:
+        """The report's JSON in a short terminal summary."""

@@ -167,7 +167,7 @@ class Evaluator:
             v_after = load_version(after, "codemod")
         except (LoadError, OSError) as e:
             return Outcome(variant.id, DIVERGENT, f"harness could not load: {e}", **comments)
-        report = check([v_before, v_after], [(v_before, v_after)], examples=self.examples)["pairs"][0]
+        report = check([v_before, v_after], [(v_before, v_after)], examples=self.examples).to_json()["pairs"][0]
         problems = []
         for d in report["divergences"] + report["not_modelled"]:
             problems.append(f"{d['kind']} x{d['count']}: {d.get('example', d.get('globals'))} "

@@ -132,7 +132,7 @@ def test_a_second_call_starts_from_each_kind_of_state_the_first_left(tmp_path):
         root, source = find_source(tree, "ModelRunner", None)
         subject = Component("ModelRunner", "weight_exporter", source, None)
         versions.append(subject.load(root, label))
-    pair = check(versions, [(versions[0], versions[1])], subject, budget=3000)["pairs"][0]
+    pair = check(versions, [(versions[0], versions[1])], subject, budget=3000).to_json()["pairs"][0]
     assert pair["verdict"] == "equivalent", pair["coverage"]
     assert all(c["hit"] == c["branches"] == 16 for c in pair["coverage"].values()), pair["coverage"]
 
@@ -261,7 +261,7 @@ def test_a_moved_method_returning_a_tensor_compares_it_as_a_value(tmp_path):
     from equivalence.component.check import check
 
     versions, subject = _mask_versions(tmp_path)
-    report = check(versions, [(versions[0], versions[1])], subject, mutants=True, budget=2000)
+    report = check(versions, [(versions[0], versions[1])], subject, mutants=True, budget=2000).to_json()
     pair = report["pairs"][0]
     assert pair["verdict"] == "equivalent" and pair["divergences"] == [], pair
     assert all(c["hit"] == c["branches"] == 4 for c in pair["coverage"].values()), pair["coverage"]
@@ -277,7 +277,7 @@ def test_a_moved_method_returning_another_tensor_is_divergent(tmp_path, edit):
     from equivalence.component.check import check
 
     versions, subject = _mask_versions(tmp_path, edit)
-    pair = check(versions, [(versions[0], versions[1])], subject, budget=2000)["pairs"][0]
+    pair = check(versions, [(versions[0], versions[1])], subject, budget=2000).to_json()["pairs"][0]
     assert pair["verdict"] == "divergent"
     returns = [d for d in pair["divergences"] if d["kind"] == "different-return"]
     assert returns, pair["divergences"]

@@ -89,5 +89,5 @@ def test_platform_mutants_are_killed():
     from equivalence.presets.kv_dtype.subject import load_version
 
     before, after = load_version(FIXTURES / "record_call", "b"), load_version(FIXTURES / "record_call_after", "a")
-    mutants = kv_check([before, after], [(before, after)], examples=10, mutants=True)["mutants"]
+    mutants = kv_check([before, after], [(before, after)], examples=10, mutants=True).to_json()["mutants"]
     assert mutants["killed"] == mutants["total"] >= 16 and not mutants["survivors"]

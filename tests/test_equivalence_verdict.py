@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from equivalence.cli import exit_code, main
-from equivalence.engine.report.report import verdict_of
+from equivalence.cli import main
+from equivalence.engine.report.verdict import Report, verdict_of
 
 REPO = Path(__file__).resolve().parent.parent
 PASSED = {"total": 10, "killed": 10, "survivors": [], "controls": {"total": 4, "survived": 4, "killed": []}}
@@ -42,7 +42,7 @@ def test_the_verdict_and_the_exit_status_say_the_same(pairs, mutants, verdict, l
     if mutants is not None:
         report["mutants"] = mutants
     assert (report["verdict"], report["verdict_line"]) == (verdict, line)
-    assert exit_code(report) == code
+    assert Report.from_json(report).exit_code() == code
     assert ("self_check" in report) == (mutants is not None)
 
 

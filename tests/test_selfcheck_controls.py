@@ -34,7 +34,7 @@ def _component_check(tmp_path: Path, **kwargs) -> dict:
         root, source = find_source(tree, "ModelRunner", None)
         subject = Component("ModelRunner", "mask_manager", source, None)
         versions.append(subject.load(root, label))
-    return check(versions, [(versions[0], versions[1])], subject, mutants=True, budget=1500, **kwargs)
+    return check(versions, [(versions[0], versions[1])], subject, mutants=True, budget=1500, **kwargs).to_json()
 
 
 def _kills_with_evidence(m: dict) -> None:
@@ -74,7 +74,7 @@ def _preset(**kwargs) -> dict:
     from equivalence.presets.kv_dtype.subject import load_version
 
     before, after = load_version(TREES / "record_call", "b"), load_version(TREES / "record_call_after", "a")
-    return kv_check([before, after], [(before, after)], examples=10, mutants=True)
+    return kv_check([before, after], [(before, after)], examples=10, mutants=True).to_json()
 
 
 def test_the_presets_self_check_runs_its_mutants_and_its_controls_survive():

@@ -35,6 +35,6 @@ def assert_equivalent(before: Path, after: Path) -> None:
     from equivalence.presets.kv_dtype.subject import load_version
 
     a, b = load_version(before, "one run"), load_version(after, "split run")
-    report = check([a, b], [(a, b)], examples=10)
+    report = check([a, b], [(a, b)], examples=10).to_json()
     assert report["verdict"] == "equivalent", report["pairs"][0]["divergences"]
     assert report["pairs"][0]["divergences"] == [] and report["pairs"][0]["classified"] == []

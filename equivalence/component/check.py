@@ -30,7 +30,9 @@ from equivalence.engine.judge.compare import (CLASSIFIED, EAGER, NOT_MODELLED, U
                                               kind_of_effects)
 from equivalence.engine.load.errors import LoadError
 from equivalence.engine.load.literals import fixed_names
-from equivalence.engine.report.report import COULD_NOT_RUN, EXPLAIN, verdict_of
+from equivalence.engine.report.report import EXPLAIN
+from equivalence.engine.report.verdict import COULD_NOT_RUN, Report
+from equivalence.engine.results import Checked
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
 from equivalence.component.explore import explore
 from equivalence.engine.run.explore import size
@@ -448,21 +450,17 @@ def _shape(v: Prepared) -> str:
 
 
 def check(versions: list[Loaded], pairs: list[tuple[Loaded, Loaded]], subject: Component, mutants: bool = False,
-          budget: int = SEQUENCE_BUDGET) -> dict:
+          budget: int = SEQUENCE_BUDGET) -> Report:
     restore = capture_logs_of(versions)
     try:
-        results = []
+        results: list[Checked[Result]] = []
         for b, a in progress.each("pair", pairs, lambda p: f"{p[0].label} -> {p[1].label}"):
             pair = ComponentPair(b, a, subject)
-            results.append((run_pair(pair, budget=budget), static_check(pair)))
-        mutant_report = run_mutants(results[-1][0], subject, budget) if mutants else None
+            results.append(Checked(run_pair(pair, budget=budget), static_check(pair)))
+        mutant_report = run_mutants(results[-1].result, subject, budget) if mutants else None
     finally:
         restore()
-    report_pairs = [pair_json(r, s) for r, s in results]
-    report = {**verdict_of([p["verdict"] for p in report_pairs], mutant_report), "pairs": report_pairs}
-    if mutant_report is not None:
-        report["mutants"] = mutant_report
-    return report
+    return Report.of([pair_json(r.result, r.static) for r in results], mutant_report)
 
 
 def capture_logs_of(versions: list[Loaded]):

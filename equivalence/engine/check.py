@@ -22,6 +22,8 @@ from equivalence.engine.run.observe import capture_logs
 from equivalence.engine.judge.compare import ALREADY_DIVERGENT, is_divergence
 from equivalence.engine.run.pairs import BUDGET, Baseline, Pair, PairResult, run_pair
 from equivalence.engine.report.report import build
+from equivalence.engine.report.verdict import Report
+from equivalence.engine.results import Checked, NotRun, PairOutcome
 from equivalence.engine.judge.static_check import StaticCheckError, StaticReport, static_check
 from equivalence.engine.world.world import Domains
 
@@ -84,20 +86,20 @@ class Unloaded:
 
 
 def check(versions: list[Version | Unloaded], pairs: list[tuple[Version | Unloaded, Version | Unloaded]],
-          method: Method, mutants: bool = False, budget: int = BUDGET) -> dict:
+          method: Method, mutants: bool = False, budget: int = BUDGET) -> Report:
     restore = capture_logs([v for v in versions if isinstance(v, Version)])
     try:
-        results = []
+        results: list[PairOutcome] = []
         for b, a in progress.each("pair", pairs, lambda p: f"{p[0].label} -> {p[1].label}"):
             unloaded = [v for v in (b, a) if isinstance(v, Unloaded)]
             if unloaded:
-                results.append((b.label, a.label, "; ".join(f"{v.label}: {v.reason}" for v in unloaded)))
+                results.append(NotRun(b.label, a.label, "; ".join(f"{v.label}: {v.reason}" for v in unloaded)))
             else:
-                results.append((run_pair(Pair(b, a, Domains()), budget=budget), static_of(b, a)))
+                results.append(Checked(run_pair(Pair(b, a, Domains()), budget=budget), static_of(b, a)))
         last = results[-1]
         mutant_report = None
-        if mutants and len(last) == 2:
-            mutant_report = run_mutants(last[0], method, budget)
+        if mutants and isinstance(last, Checked):
+            mutant_report = run_mutants(last.result, method, budget)
     finally:
         restore()
     return build(results, mutant_report)

@@ -50,7 +50,7 @@ class ComponentSubject(OfAClass):
                              state=tuple(a.state), class_module=self.module)
         return Codemod(lambda tree, steps: refactor(tree, spec, steps=steps), STEPS.all)
 
-    def check(self, trees, pairs, mutants, intended) -> dict:
+    def check(self, trees, pairs, mutants, intended):
         from equivalence.component.check import Component, check
 
         versions = []

@@ -62,7 +62,7 @@ class MethodSubject(OfAClass):
                           no_wrapper=a.no_wrapper, positional=a.positional)
         return Codemod(lambda tree, steps: refactor(tree, spec, steps=steps), STEPS.all)
 
-    def check(self, trees, pairs, mutants, intended) -> dict:
+    def check(self, trees, pairs, mutants, intended):
         from equivalence.engine.check import Method, Unloaded, check
         from equivalence.engine.load.version import CouldNotImport
         from equivalence.engine.run.frozen import frozen

@@ -55,7 +55,7 @@ class MovesSubject(Subject):
     def intended(self):
         return self.preset.intended()
 
-    def check(self, trees, pairs, mutants, intended) -> dict:
+    def check(self, trees, pairs, mutants, intended):
         roots = [self.root(path) for _, path in trees]
         found = {(b, a): find_moves(roots[b], roots[a]) for b, a in pairs}
         moves = [m for ms in found.values() for m in ms]
@@ -64,8 +64,7 @@ class MovesSubject(Subject):
             for root in roots:
                 if not (root / RUNNER_PATH).is_file():
                     raise LoadError(f"{root / RUNNER_PATH} does not exist")
-            report = self.preset.check(trees, pairs, mutants, intended)
-            return {**report, "moves": [m.to_json() for m in moves]}
+            return self.preset.check(trees, pairs, mutants, intended).adding("moves", [m.to_json() for m in moves])
         if not moves:
             raise LoadError(f"{trees[pairs[0][0]][1]} -> {trees[pairs[0][1]][1]}: no method left its class between "
                             "the versions (none gone or turned into a delegation with its body found elsewhere); "
@@ -79,8 +78,8 @@ class MovesSubject(Subject):
         # name what is missing when a version lacks the method)
         return not moves and any((root / RUNNER_PATH).is_file() for root in roots)
 
-    def _check_moves(self, trees, pairs, found, mutants) -> dict:
-        from equivalence.engine.report.report import overall
+    def _check_moves(self, trees, pairs, found, mutants):
+        from equivalence.engine.report.verdict import Report, overall
 
         checks, listed = [], []
         within: dict[str, tuple[str, str]] = {}  # a method moved along -> (the move whose check ran it, verdict)
@@ -131,8 +130,8 @@ class MovesSubject(Subject):
                                  f"branch counted)")
         verdicts = [c["report"]["verdict"] for c in checks] or ["could not run"]
         verdict = overall(verdicts)
-        return {"verdict": verdict, "verdict_line": verdict, "moves": listed, "checks": checks,
-                "pairs": [p for c in checks for p in c["report"]["pairs"]]}
+        return Report(verdict, verdict, tuple(p for c in checks for p in c["report"]["pairs"]),
+                      leading=(("moves", listed), ("checks", checks)))
 
     def markdown(self, report: dict) -> str:
         if self.ran_preset or "checks" not in report:
@@ -193,7 +192,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         subject = Component(first.origin.class_name, first.attr, first.origin.rel,
                             tuple(m.destination.name for m in group))
         versions = [subject.load(path_root(path, first), label) for label, path in trees]
-        return check(versions, [(versions[0], versions[1])], subject, mutants)
+        return check(versions, [(versions[0], versions[1])], subject, mutants).to_json()
     from equivalence.engine.check import Method, Unloaded, check
     from equivalence.engine.load.version import CouldNotImport
     from equivalence.engine.run.frozen import frozen
@@ -220,7 +219,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         except CouldNotImport as e:
             versions.append(Unloaded(label, str(e)))
     with frozen():
-        report = check(versions, [(versions[0], versions[1])], method, mutants)
+        report = check(versions, [(versions[0], versions[1])], method, mutants).to_json()
     if notes:
         report["through_callers"] = notes[0]
     return report

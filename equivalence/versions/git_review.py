@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from equivalence.engine.report.verdict import Report
 from equivalence.versions import revisions
 from equivalence.versions.revisions import Revision, RevisionError, Series
 
@@ -24,11 +25,11 @@ class Checker:
     # paths inside the folder holding the package, the first one required; None: every .py file
     files: tuple[str, ...] | None
     # (trees [(label, folder holding the package)], pairs [(before, after) indices]) -> report
-    check: Callable[[list[tuple[str, Path]], list[tuple[int, int]]], dict]
+    check: Callable[[list[tuple[str, Path]], list[tuple[int, int]]], Report]
     load_errors: tuple[type[Exception], ...]  # what `check` raises when a tree cannot be loaded
 
 
-def review(series: Series, work: Path, checker: Checker) -> dict:
+def review(series: Series, work: Path, checker: Checker) -> Report:
     """The report of `checker` on the revisions of `series` (`revisions.series`), each
     consecutive pair checked, read into `work`; bad input raises RevisionError (one line)."""
     if revisions.uncommitted_changes(series.repo):
@@ -45,8 +46,7 @@ def review(series: Series, work: Path, checker: Checker) -> dict:
             raise
         raise RevisionError(f"{_named(series, index)}: {revisions.in_repository_terms(str(e), folders[index])}") \
             from None
-    report["revisions"] = summary(series, report)
-    return report
+    return report.adding("revisions", summary(series, report))
 
 
 def _named(series: Series, index: int) -> str:
@@ -61,11 +61,11 @@ def _write(series: Series, index: int, folder: Path, files: tuple[str, ...] | No
         raise RevisionError(f"{_named(series, index)}: {e}") from None
 
 
-def summary(series: Series, report: dict) -> dict:
+def summary(series: Series, report: Report) -> dict:
     """The JSON contract: the range, the base, each checked revision with its pair's verdict,
     the first divergent one (the commit that introduced the divergence) and any later ones."""
     checked = [{**rev.to_json(), "verdict": pair["verdict"]}
-               for rev, pair in zip(series.revisions[1:], report["pairs"])]
+               for rev, pair in zip(series.revisions[1:], report.pairs)]
     divergent = [c["short"] for c in checked if c["verdict"] == "divergent"]
     return {
         "mode": series.mode,

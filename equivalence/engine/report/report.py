@@ -13,6 +13,9 @@ from equivalence.engine.run.observe import Observation
 from equivalence.engine.run.pairs import PairResult, smallest
 from equivalence.engine.judge.static_check import StaticReport, inline_code, to_markdown
 from equivalence.engine.world.world import describe
+from equivalence.engine.report.verdict import COULD_NOT_RUN, Report
+from equivalence.engine.results import Checked, NotRun
+
 
 EXPLAIN = {
     "deferred-writes": "the function returns its results and the caller applies them: those writes (and "
@@ -45,50 +48,6 @@ class Render:
     summary: Callable[[Observation], dict] = Observation.summary
     explain: dict = field(default_factory=lambda: EXPLAIN)
     rank: Callable[[dict], tuple] | None = None  # smaller = simpler (default: fewest non-default choices)
-
-
-COULD_NOT_RUN = "could not run"
-
-
-def overall(verdicts: list[str]) -> str:
-    for verdict in ("divergent", COULD_NOT_RUN, "inconclusive"):
-        if verdict in verdicts:
-            return verdict
-    return "equivalent"
-
-
-def self_check_failures(mutants: dict | None) -> list[str]:
-    """What the self-check (--mutants) got wrong, in words: mutants it let through, controls (edits
-    that change nothing) it called divergent. Empty when it passed or did not run."""
-    if not mutants:
-        return []
-    out = []
-    survived = mutants["total"] - mutants["killed"]
-    if survived:
-        out.append(f"let {survived} of {mutants['total']} mutants through")
-    controls = mutants.get("controls") or {}
-    if controls.get("killed"):
-        out.append(f"called {len(controls['killed'])} of {controls['total']} controls (edits that change nothing) "
-                   f"divergent")
-    return out
-
-
-def verdict_of(verdicts: list[str], mutants: dict | None) -> dict:
-    """The report's one verdict, from its pairs' verdicts and the self-check: `verdict` (what the
-    exit status says: equivalent 0, divergent 1, anything else 2) and `verdict_line` (the same in
-    words). A self-check that failed leaves no pair equivalent proven: "equivalent, but the
-    self-check let 3 of 16 mutants through: not proven" is inconclusive; a divergence stays one."""
-    verdict = overall(verdicts)
-    failed = self_check_failures(mutants)
-    out = {"verdict": verdict, "verdict_line": verdict}
-    if mutants is not None:
-        out["self_check"] = {"passed": not failed, "failures": failed}
-    if failed and verdict == "equivalent":
-        out.update(verdict="inconclusive", verdict_line=f"equivalent, but the self-check {' and '.join(failed)}: "
-                                                         f"not proven")
-    elif failed:
-        out["verdict_line"] = f"{verdict}, and the self-check {' and '.join(failed)}"
-    return out
 
 
 def verdict_line(report: dict) -> str:
@@ -209,20 +168,16 @@ def import_assumptions(result: PairResult) -> dict:
     return out
 
 
-def not_run_json(before: str, after: str, reason: str) -> dict:
+def not_run_json(pair: NotRun) -> dict:
     """A pair whose versions could not be run at all (a module failed to import): nothing proven."""
-    return {"before": before, "after": after, "shapes": {}, "verdict": COULD_NOT_RUN, "could_not_run": reason,
-            "configs": 0, "budget_reached": False, "divergences": [], "classified": [], "not_modelled": [],
-            "coverage": {}, "inputs": {}, "static": {"error": reason}}
+    return {"before": pair.before, "after": pair.after, "shapes": {}, "verdict": COULD_NOT_RUN,
+            "could_not_run": pair.reason, "configs": 0, "budget_reached": False, "divergences": [], "classified": [],
+            "not_modelled": [], "coverage": {}, "inputs": {}, "static": {"error": pair.reason}}
 
 
-def build(results: list[tuple], mutants: dict | None) -> dict:
-    """`results`: per pair, (PairResult, static check), or (before label, after label, why it could not run)."""
-    pairs = [not_run_json(*r) if len(r) == 3 else pair_json(*r) for r in results]
-    report = {**verdict_of([p["verdict"] for p in pairs], mutants), "pairs": pairs}
-    if mutants is not None:
-        report["mutants"] = mutants
-    return report
+def build(results: list[Checked | NotRun], mutants: dict | None) -> Report:
+    pairs = [pair_json(r.result, r.static) if isinstance(r, Checked) else not_run_json(r) for r in results]
+    return Report.of(pairs, mutants)
 
 
 def _choices(entry: dict) -> str:

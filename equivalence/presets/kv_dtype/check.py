@@ -15,6 +15,8 @@ from equivalence.engine.check import static_of, survives
 from equivalence.engine.load.inputs import skip_annotations
 from equivalence.engine.load.literals import string_literals
 from equivalence.engine.load.version import Version
+from equivalence.engine.report.verdict import Report
+from equivalence.engine.results import Checked
 from equivalence.engine.run.observe import capture_logs
 from equivalence.engine.run.pairs import BUDGET, Pair, PairResult, run_pair
 from equivalence.engine.selfcheck.mutate import controls_of
@@ -94,7 +96,7 @@ def dflash_inputs(versions: list[Version]) -> set[str]:
 
 
 def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=None, examples=150,
-          mutants: bool = False, intended: dict[int, list[str]] | None = None) -> dict:
+          mutants: bool = False, intended: dict[int, list[str]] | None = None) -> Report:
     """`intended`: pair index -> the findings that pair (a fix) may change."""
     words = literals(versions)
     hints = presets.hints(words, dflash_inputs(versions), seed, examples, algo_values(versions))
@@ -102,24 +104,24 @@ def check(versions: list[Version], pairs: list[tuple[Version, Version]], seed=No
     restore = capture_logs(versions)
     try:
         observed: dict[int, Observed] = {}
-        results = []
+        results: list[Checked[PairResult]] = []
         for before, after in progress.each("pair", pairs, lambda p: f"{p[0].label} -> {p[1].label}"):
             # findings read each version's observations from the first pair holding it
             keep = id(before) not in observed or id(after) not in observed
             pair = Pair(before, after, domains, hints, refine=refine, keep=keep)
             result = run_pair(pair, hints.seeds)
-            results.append((result, static_of(before, after)))
+            results.append(Checked(result, static_of(before, after)))
             for side, version in (("before", before), ("after", after)):
                 if keep:
                     observed.setdefault(id(version), Observed(version.label, pair.sessions[side].observe,
                                                               result.observations[side]))
         sets = FindingSets([frozenset(s.items()) for s in hints.seeds])
         for index, findings in (intended or {}).items():
-            result = results[index][0]
+            result = results[index].result
             apply_intended(result, findings, observed[id(result.before)], observed[id(result.after)], sets)
         findings = collect([observed[id(v)] for v in versions], sets, words)
         # the refactoring's last pair (a fix's pair differs on purpose)
-        plain = [r for i, (r, _) in enumerate(results) if i not in (intended or {})] or [results[-1][0]]
+        plain = [r.result for i, r in enumerate(results) if i not in (intended or {})] or [results[-1].result]
         mutant_report = run_mutants(plain[-1], domains, hints) if mutants else None
     finally:
         restore()

@@ -62,7 +62,7 @@ class KvPreset(Subject):
     def intended(self) -> dict[int, list[str]]:
         return {0: self.args.intended} if self.args.intended else {}
 
-    def check(self, trees, pairs, mutants, intended) -> dict:
+    def check(self, trees, pairs, mutants, intended):
         from equivalence.presets.kv_dtype.check import check  # imports torch
         from equivalence.presets.kv_dtype.subject import load_version
 

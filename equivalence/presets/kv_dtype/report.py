@@ -10,7 +10,10 @@ from equivalence.engine.report.report import EXPLAIN as ENGINE_EXPLAIN
 from equivalence.engine.report.report import (Render, compared_lines, controls_markdown, controls_terminal,
                                               difference_sections, missed_lines, pair_json, pair_line, revision_lines,
                                               self_check_heading, static_items, static_lines, summary_table,
-                                              verdict_line, verdict_of, why_missed_lines)
+                                              verdict_line, why_missed_lines)
+from equivalence.engine.report.verdict import Report
+from equivalence.engine.results import Checked
+from equivalence.engine.run.pairs import PairResult
 from equivalence.presets.kv_dtype.findings import Finding
 from equivalence.presets.kv_dtype.hints import size_key, to_json
 from equivalence.presets.kv_dtype.observed import summary
@@ -61,26 +64,22 @@ def finding_json(finding: Finding) -> dict:
     return out
 
 
-def build(results: list, findings: list[Finding], mutants: dict | None, literals: list[str]) -> dict:
+def build(results: list[Checked[PairResult]], findings: list[Finding], mutants: dict | None,
+          literals: list[str]) -> Report:
     pairs = []
-    for result, static in results:
-        pair = pair_json(result, static, render(literals, result.domains.fixed), judge_static=not result.intended)
+    for checked in results:
+        result = checked.result
+        pair = pair_json(result, checked.static, render(literals, result.domains.fixed), judge_static=not result.intended)
         if result.intended:
             pair["intended"] = result.intended
         pairs.append(pair)
-    report = {
-        **verdict_of([p["verdict"] for p in pairs], mutants),
-        "pairs": pairs,
-        "findings": [finding_json(f) for f in findings if not f.fixed_in],
-    }
-    wrong = {i["finding"] for r, _ in results for i in (r.intended or []) if i["not_as_specified"]}
+    sections = [("findings", [finding_json(f) for f in findings if not f.fixed_in])]
+    wrong = {i["finding"] for r in results for i in (r.result.intended or []) if i["not_as_specified"]}
     fixed = [{**finding_json(f), "fixed_in": f.fixed_in, "now": f.now, "fix_as_specified": f.id not in wrong}
              for f in findings if f.fixed_in]
     if fixed:
-        report["fixed_findings"] = fixed
-    if mutants is not None:
-        report["mutants"] = mutants
-    return report
+        sections.append(("fixed_findings", fixed))
+    return Report.of(pairs, mutants, tuple(sections))
 
 
 def _config_line(example: dict) -> str:
