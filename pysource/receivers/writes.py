@@ -27,8 +27,8 @@ def writes_of(program, f: File, cls: ast.ClassDef, attr: str) -> list[Write]:
 
 
 def self_writes(program, f: File, cls: ast.ClassDef) -> dict[str, list[Write]]:
-    """{attribute: [(method, statement, target)]} for every `self.attribute = ...` (and `+=`,
-    `for self.x in`, `del`) in the class's methods, `self` being each method's first parameter."""
+    """{attribute: [Write]} for every `self.attribute = ...` (and `+=`, `for self.x in`, `del`) in
+    the class's methods."""
     found = program.memo.writes.get(id(cls))
     if found is None:
         found = program.memo.writes[id(cls)] = {}
@@ -46,8 +46,8 @@ def _methods(cls: ast.ClassDef) -> Iterator[ast.AST]:
 
 
 def _writes(fn: ast.AST, walk: Iterable[ast.AST]) -> Iterator[Write]:
-    """(fn, statement, target) for each `self.X = ...` (and `+=`, `for self.X in`, `del`) among
-    the nodes `walk` gives of method `fn`."""
+    """A `Write` for each `self.X = ...` (and `+=`, `for self.X in`, `del`) among the nodes `walk`
+    gives of method `fn`."""
     me = fn.args.args[0].arg
     for n in walk:
         if isinstance(n, ast.Assign):
