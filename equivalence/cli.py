@@ -5,7 +5,7 @@ PR #31147's preset: `python -m equivalence BEFORE AFTER`, `--steps PATH`. Either
 of a git checkout, which is only read: `--git BASE..HEAD [PATH]` (two revisions), `--commits
 BASE..HEAD [PATH]` (each commit against its parent; see versions/git_review.py).
 
-Parses the command line into the subject (subjects.choose: a method, or the kv_dtype preset),
+Parses the command line into the subject (`subjects.choose`; each subject adds its own options),
 labelled trees and the pairs to check, has the subject check them and write its reports, and
 maps the verdict to the exit code.
 
@@ -115,54 +115,18 @@ def parse_args(argv):
     parser.add_argument("trees", nargs="*", type=Path,
                         help="BEFORE AFTER (two sglang trees); with --git/--commits: PATH, a git checkout "
                              "(default: the current folder)")
-    parser.add_argument("--method", metavar="CLASS.METHOD",
-                        help="check an extraction of this method (MODULE.CLASS.METHOD when several modules define CLASS)")
-    parser.add_argument("--component", metavar="CLASS.ATTR",
-                        help="check a component extraction: CLASS's methods moved into the component it holds as ATTR "
-                             "(MODULE.CLASS.ATTR when several modules define CLASS)")
-    parser.add_argument("--methods", metavar="M1,M2,...",
-                        help="with --component: the methods the sequences call (with --steps: those the codemod moves)")
-    parser.add_argument("--preset", choices=["kv-dtype"],
-                        help="run PR #31147's preset (ModelRunner.configure_kv_cache_dtype) whatever moved; without "
-                             "--method, --component or --preset, BEFORE AFTER checks every method found to have "
-                             "left its class (the preset only when its method is among them)")
+    subjects.add_options(parser, "naming")
     parser.add_argument("--steps", type=Path, metavar="PATH", help="run the codemod step by step on PATH and check each pair")
     revisions = parser.add_mutually_exclusive_group()
     revisions.add_argument("--git", metavar="BASE..HEAD", help="check revision BASE against HEAD of the checkout PATH")
     revisions.add_argument("--commits", metavar="BASE..HEAD",
                            help="check each commit of BASE..HEAD (first-parent chain) against its parent")
-    codemod = parser.add_argument_group("with --steps --method: codemods.extract_method's options")
-    codemod.add_argument("--to", metavar="TARGET.MODULE", help="the module the function moves to")
-    codemod.add_argument("--name", metavar="FUNCTION",
-                         help="the extracted function's name (default: the method's); also with --method BEFORE "
-                              "AFTER, where AFTER's function has another name and no wrapper names it")
-    codemod.add_argument("--rename", action="append", default=[], metavar="ATTR=PARAM",
-                         help="pass self.ATTR as parameter PARAM (repeatable)")
-    codemod.add_argument("--narrow", action="append", default=[], metavar="PARAM",
-                         help="a parameter only read as PARAM.Y becomes PARAM_Y (repeatable)")
-    codemod.add_argument("--pass-self", metavar="NAME", help="pass the instance whole under this name")
-    codemod.add_argument("--move-global", action="append", default=[], metavar="NAME",
-                         help="move this module global with the function (repeatable)")
-    codemod.add_argument("--no-wrapper", action="store_true", help="no wrapper: the call sites call the function")
-    codemod.add_argument("--positional", action="store_true",
-                         help="the function's parameters positional-or-keyword")
-    component = parser.add_argument_group("with --steps --component: codemods.extract_component's options "
-                                          "(and --to TARGET.MODULE.COMPONENT, --methods)")
-    component.add_argument("--pass-owner", metavar="NAME", help="the component holds the owner whole as NAME")
-    component.add_argument("--keep-wrappers", action="store_true", help="keep every delegating method")
-    component.add_argument("--field", action="append", default=[], metavar="ATTR=NAME", help="rename a field")
-    component.add_argument("--state", action="append", default=[], metavar="ATTR", help="move ATTR as state")
-    parser.add_argument("--fix", action="append", default=[], metavar="NAME",
-                        help="kv preset, with --steps: apply the codemod's fix NAME after step 4 (repeatable) and "
-                             "require its delta to be exactly its finding's configurations")
-    parser.add_argument("--intended", action="append", default=[], metavar="FINDING_ID",
-                        help="kv preset, with BEFORE AFTER (or --git BASE..HEAD): AFTER fixes this finding of "
-                             "BEFORE (repeatable); any other difference the extraction does not explain diverges")
+    subjects.add_options(parser, "codemod")
+    subjects.add_options(parser, "check")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON (the contract other tools read)")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the report as Markdown, ready for a PR comment")
     parser.add_argument("--mutants", action="store_true", help="self-check: mutate the after version, count the mutants caught")
-    parser.add_argument("--seed", type=int, default=None, help="kv preset: hypothesis seed (default: derandomized)")
-    parser.add_argument("--examples", type=int, default=150, help="kv preset: hypothesis examples per input set")
+    subjects.add_options(parser, "tuning")
     args = parser.parse_args(argv)
     args.range = args.git or args.commits
     if args.range:

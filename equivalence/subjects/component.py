@@ -5,10 +5,21 @@ from __future__ import annotations
 
 
 from equivalence.subjects.of_a_class import OfAClass
+from equivalence.subjects.registration import Options, Registration, option
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing
 
-CODEMOD_OPTIONS = (("--pass-owner", "pass_owner"), ("--keep-wrappers", "keep_wrappers"), ("--field", "field"),
-                   ("--state", "state"))
+NAMING = Options((
+    option("--component", metavar="CLASS.ATTR", help="check a component extraction: CLASS's methods moved into the "
+           "component it holds as ATTR (MODULE.CLASS.ATTR when several modules define CLASS)"),
+    option("--methods", metavar="M1,M2,...",
+           help="with --component: the methods the sequences call (with --steps: those the codemod moves)"),
+))
+CODEMOD = Options((
+    option("--pass-owner", metavar="NAME", help="the component holds the owner whole as NAME"),
+    option("--keep-wrappers", action="store_true", help="keep every delegating method"),
+    option("--field", action="append", default=[], metavar="ATTR=NAME", help="rename a field"),
+    option("--state", action="append", default=[], metavar="ATTR", help="move ATTR as state"),
+), "with --steps --component: codemods.extract_component's options (and --to TARGET.MODULE.COMPONENT, --methods)")
 
 
 class ComponentSubject(OfAClass):
@@ -29,7 +40,7 @@ class ComponentSubject(OfAClass):
             error("--method and --component exclude each other")
         if args.steps and not (args.to and self.methods):
             error("--steps with --component needs --to TARGET.MODULE.COMPONENT and --methods M1,M2,...")
-        given = [o for o, dest in CODEMOD_OPTIONS if getattr(args, dest)]
+        given = CODEMOD.codemod_given(args)
         if given and not args.steps:
             error(f"{given[0]} is a codemod option: it goes with --steps PATH --component CLASS.ATTR")
         if args.fix or args.intended:
@@ -70,3 +81,7 @@ class ComponentSubject(OfAClass):
         from equivalence.component.report import terminal
 
         return terminal(report)
+
+
+REGISTRATION = Registration("component", ComponentSubject, chosen=lambda args: bool(args.component), priority=0,
+                            options={"naming": NAMING, "codemod": CODEMOD})

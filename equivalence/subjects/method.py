@@ -6,15 +6,27 @@ from __future__ import annotations
 
 from equivalence.engine.load.errors import LoadError
 from equivalence.subjects.of_a_class import OfAClass
+from equivalence.subjects.registration import Options, Registration, option
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing
 from pysource.extraction import LocateError, locate
 
-CODEMOD_OPTIONS = (("--to", "to"), ("--rename", "rename"), ("--narrow", "narrow"), ("--pass-self", "pass_self"),
-                   ("--move-global", "move_global"), ("--no-wrapper", "no_wrapper"), ("--positional", "positional"))
-
-
-def codemod_options_given(args) -> list[str]:
-    return [option for option, dest in CODEMOD_OPTIONS if getattr(args, dest)]
+NAMING = Options((option("--method", metavar="CLASS.METHOD", help="check an extraction of this method "
+                         "(MODULE.CLASS.METHOD when several modules define CLASS)"),))
+CODEMOD = Options((
+    option("--to", metavar="TARGET.MODULE", help="the module the function moves to"),
+    option("--name", codemod=False, metavar="FUNCTION",
+           help="the extracted function's name (default: the method's); also with --method BEFORE "
+                "AFTER, where AFTER's function has another name and no wrapper names it"),
+    option("--rename", action="append", default=[], metavar="ATTR=PARAM",
+           help="pass self.ATTR as parameter PARAM (repeatable)"),
+    option("--narrow", action="append", default=[], metavar="PARAM",
+           help="a parameter only read as PARAM.Y becomes PARAM_Y (repeatable)"),
+    option("--pass-self", metavar="NAME", help="pass the instance whole under this name"),
+    option("--move-global", action="append", default=[], metavar="NAME",
+           help="move this module global with the function (repeatable)"),
+    option("--no-wrapper", action="store_true", help="no wrapper: the call sites call the function"),
+    option("--positional", action="store_true", help="the function's parameters positional-or-keyword"),
+), "with --steps --method: codemods.extract_method's options")
 
 
 class MethodSubject(OfAClass):
@@ -29,7 +41,7 @@ class MethodSubject(OfAClass):
     def validate(self, args, error) -> None:
         if len(args.method.split(".")) < 2:
             error(f"--method wants CLASS.METHOD (or MODULE.CLASS.METHOD), got {args.method!r}")
-        given = codemod_options_given(args)
+        given = CODEMOD.codemod_given(args)
         if given and not args.steps:
             error(f"{given[0]} is a codemod option: it goes with --steps PATH --method CLASS.METHOD")
         if args.steps and not args.to:
@@ -87,3 +99,7 @@ class MethodSubject(OfAClass):
         from equivalence.engine.report.report import terminal
 
         return terminal(report)
+
+
+REGISTRATION = Registration("method", MethodSubject, chosen=lambda args: bool(args.method), priority=1,
+                            options={"naming": NAMING, "codemod": CODEMOD})

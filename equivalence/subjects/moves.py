@@ -13,6 +13,7 @@ from equivalence.engine.load.errors import LoadError
 from equivalence.presets.kv_dtype.files import RUNNER_PATH
 from equivalence.presets.kv_dtype.preset import KvPreset
 from equivalence.subject import Subject
+from equivalence.subjects.registration import Registration
 from pysource import layout
 from equivalence.subjects.moves_callers import NotMapped, delegation
 from pysource.moves import Move, find_moves
@@ -271,3 +272,6 @@ def _self_calls(node) -> set[str]:
 
 def path_root(path: Path, move: Move) -> Path:
     return layout.find_root(Path(path), move.origin.rel).root
+
+
+REGISTRATION = Registration("moves", MovesSubject, chosen=lambda args: True, priority=3)  # nothing named: what moved

@@ -10,8 +10,26 @@ from equivalence.presets.kv_dtype.finding_ids import FINDINGS
 from equivalence.presets.kv_dtype.files import KV_PATH, RUNNER_PATH, find_root
 from equivalence.presets.kv_dtype.fixes import known_fixes
 from equivalence.subject import Subject
-from equivalence.subjects.method import codemod_options_given
+from equivalence.subjects import method
+from equivalence.subjects.registration import Options, Registration, option
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing, Fix
+
+NAMING = Options((option("--preset", choices=["kv-dtype"], help="run PR #31147's preset "
+                         "(ModelRunner.configure_kv_cache_dtype) whatever moved; without --method, --component or "
+                         "--preset, BEFORE AFTER checks every method found to have left its class (the preset only "
+                         "when its method is among them)"),))
+CHECK = Options((
+    option("--fix", action="append", default=[], metavar="NAME",
+           help="kv preset, with --steps: apply the codemod's fix NAME after step 4 (repeatable) and "
+                "require its delta to be exactly its finding's configurations"),
+    option("--intended", action="append", default=[], metavar="FINDING_ID",
+           help="kv preset, with BEFORE AFTER (or --git BASE..HEAD): AFTER fixes this finding of "
+                "BEFORE (repeatable); any other difference the extraction does not explain diverges"),
+))
+TUNING = Options((
+    option("--seed", type=int, default=None, help="kv preset: hypothesis seed (default: derandomized)"),
+    option("--examples", type=int, default=150, help="kv preset: hypothesis examples per input set"),
+))
 
 
 def kv_codemod() -> Codemod:
@@ -33,7 +51,7 @@ class KvPreset(Subject):
         self.args = args
 
     def validate(self, args, error) -> None:
-        given = codemod_options_given(args)
+        given = method.CODEMOD.codemod_given(args)
         if given:
             error(f"{given[0]} is a codemod option: it goes with --steps PATH --method CLASS.METHOD")
         if args.fix and not args.steps:
@@ -82,3 +100,8 @@ class KvPreset(Subject):
         from equivalence.presets.kv_dtype.report import terminal
 
         return terminal(report)
+
+
+REGISTRATION = Registration("kv-dtype preset", KvPreset, priority=2,
+                            chosen=lambda args: bool(args.preset or args.steps or args.fix or args.intended),
+                            options={"naming": NAMING, "check": CHECK, "tuning": TUNING})
