@@ -41,6 +41,7 @@ from codemods.extract_method.pipeline import STEPS, missing_steps, run
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.spec import MethodSpec, context_for, recipe_for
 from codemods.extract_method.models import Static
+from codemods.extract_method.group import plan_group
 
 __all__ = ["MethodSpec", "refactor", "write_plan", "Plan", "StepResult", "CodemodError", "BadInput", "Refusal",
            "NoSuchMethod", "AlreadyApplied", "STEPS"]
@@ -63,9 +64,17 @@ def describe(static: Optional[Static]) -> str:
 
 
 def refactor(path: Path, spec: MethodSpec, steps: Optional[range] = STEPS.all, *, format: bool = True) -> Plan:
-    """Compute the steps `steps` of extracting `spec`'s method; nothing is written."""
+    """Compute the steps `steps` of extracting `spec`'s method (its methods: `spec.methods`, several
+    in one run); nothing is written."""
     with context_for(path, spec, format=format) as ctx:
-        return plan(ctx, recipe_for(ctx, spec), steps)
+        return plan_spec(ctx, spec, steps)
+
+
+def plan_spec(ctx: Context, spec: MethodSpec, steps: Optional[range] = STEPS.all) -> Plan:
+    """The plan of `spec` in the run `ctx`: one method, or several (`group`)."""
+    if len(spec.methods) > 1:
+        return plan_group(ctx, spec, steps, plan)
+    return plan(ctx, recipe_for(ctx, spec), steps)
 
 
 def plan(ctx: Context, recipe: Recipe, steps: Optional[range] = STEPS.all) -> Plan:

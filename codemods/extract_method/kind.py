@@ -10,8 +10,8 @@ from codemods.core.context import Context
 from codemods.core.errors import BadInput
 from codemods.core.kind import Kind
 from codemods.core.plan import Plan
-from codemods.extract_method import STEPS, MethodSpec, plan
-from codemods.extract_method.spec import context_for, parse_narrow, recipe_for
+from codemods.extract_method import STEPS, MethodSpec, plan_spec
+from codemods.extract_method.spec import context_for, parse_narrow
 
 EPILOG = """\
 steps (the way sglang PR #31147 extracted ModelRunner.configure_kv_cache_dtype):
@@ -119,10 +119,13 @@ class ExtractMethod(Kind[MethodSpec]):
     def add_args(self, p: argparse.ArgumentParser) -> None:
         p.add_argument("method", type=_method, metavar="CLASS.METHOD",
                        help="e.g. ModelRunner.init_threads_binding; MODULE.CLASS.METHOD where several modules define "
-                            "CLASS (sglang.srt.server_args.ServerArgs.reserve_for_graph_mb)")
+                            "CLASS (sglang.srt.server_args.ServerArgs.reserve_for_graph_mb); CLASS.M1,M2,...: several "
+                            "methods in one run, calls between them rewired to the functions")
         p.add_argument("target", metavar="TARGET.MODULE",
                        help="dotted module to move it to, e.g. sglang.srt.utils.numa_utils")
-        p.add_argument("--name", metavar="FUNCTION", help="the function's name in TARGET.MODULE (default: METHOD)")
+        p.add_argument("--name", action="append", default=[], metavar="FUNCTION",
+                       help="the function's name in TARGET.MODULE (default: METHOD); with several methods "
+                            "METHOD=FUNCTION, repeatable")
         p.add_argument("--rename", type=_pair, action="append", default=[], metavar="X=NEW",
                        help="name the parameter inferred from self.X NEW (repeatable)")
         p.add_argument("--narrow", type=_narrow, action="append", default=[], metavar="PARAM.ATTR[=NEW]",
@@ -144,16 +147,25 @@ class ExtractMethod(Kind[MethodSpec]):
 
     def spec(self, args: argparse.Namespace) -> MethodSpec:
         (module, cls, method) = args.method
-        return MethodSpec(class_name=cls, method_name=method, target_module=args.target, function_name=args.name,
+        methods = tuple(method.split(","))
+        plain = [n for n in args.name if "=" not in n]
+        names = dict(_pair(n) for n in args.name if "=" in n)
+        name = plain[-1] if plain else None  # one method: the last --name, as ever
+        if len(methods) == 1 and names:
+            if set(names) != {method}:
+                raise BadInput(f"--name {next(iter(set(names) - {method}))}=...: the method is {method}")
+            name = names.pop(method)
+        return MethodSpec(class_name=cls, method_name=methods[0], target_module=args.target, function_name=name,
                           renames=dict(args.rename), narrows=tuple(args.narrow), pass_self=args.pass_self,
                           moved_globals=tuple(args.move_global), source_file=args.source, class_module=module,
-                          no_wrapper=args.no_wrapper, positional=args.positional)
+                          no_wrapper=args.no_wrapper, positional=args.positional,
+                          methods=methods if len(methods) > 1 else (), names=names)
 
     def context(self, path: Path, spec: MethodSpec, *, format: bool = True) -> Context:
         return context_for(path, spec, format=format)
 
     def plan(self, ctx: Context, spec: MethodSpec, steps: Optional[range]) -> Plan:
-        return plan(ctx, recipe_for(ctx, spec), steps)
+        return plan_spec(ctx, spec, steps)
 
 
 KIND = ExtractMethod()

@@ -40,8 +40,16 @@ def steps_done(ctx: Context, recipe: Recipe) -> int:
     """How many of the steps the tree has (NOT_FOUND: no such method)."""
     source, target = ctx.root / recipe.source_file, ctx.root / recipe.target_file
     text = ctx.read(source)
-    return progress(ctx.root, parse(source, text), text, source, ctx.read(target) if target.exists() else None,
-                    recipe, STEPS).done
+    return progress(ctx.root, parse(source, text), text, source, read_if_there(ctx, target), recipe, STEPS).done
+
+
+def read_if_there(ctx: Context, path: Path) -> Optional[str]:
+    """The file's text, None when it does not exist (in a run of several methods, `group`, as the
+    earlier ones left it)."""
+    texts = getattr(ctx, "texts", {})
+    if path in texts:
+        return texts[path]
+    return ctx.read(path) if path.exists() else None
 
 
 def missing_steps(ctx: Context, recipe: Recipe) -> range:
@@ -57,7 +65,7 @@ def run(ctx: Context, recipe: Recipe, steps: range,
     if recipe.package_inits and 2 in steps:  # a typo of a sibling package is refused before anything is read
         check_new_packages(root, target, recipe.target_module, "TARGET.MODULE")
     text = ctx.read(source)
-    target_text = ctx.read(target) if target.exists() else None
+    target_text = read_if_there(ctx, target)
     module = parse(source, text)
     status = progress(root, module, text, source, target_text, recipe, STEPS, steps)
     name = recipe.qualified

@@ -90,6 +90,11 @@ class Recipe:
     subjects: dict[int, str] = field(default_factory=dict)  # commit subjects; default: `subject()`, step 4's
     no_wrapper: bool = False  # --no-wrapper: step 3 leaves the call sites calling the function, no method
     positional: bool = False  # --positional: step 3 makes the function's parameters positional-or-keyword
+    # several methods in one run (`group`): the methods of the group, still in the class, whose calls of
+    # this one step 3 leaves calling the function (they move next); the functions earlier methods of
+    # the group became in the target, which the moved code calls by name (`ALIAS.f(...)` -> `f(...)`)
+    group_callers: tuple[str, ...] = ()
+    group_functions: tuple[str, ...] = ()
 
     @property
     def infer(self) -> bool:

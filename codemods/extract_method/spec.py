@@ -36,6 +36,10 @@ class MethodSpec:
     class_module: Optional[str] = None  # MODULE of MODULE.CLASS.METHOD: the module defining the class
     no_wrapper: bool = False  # --no-wrapper: no method left, the callers call the function
     positional: bool = False  # --positional: the function's parameters positional-or-keyword
+    # CLASS.M1,M2,...: several methods moved in one run (`group`), method_name the first of them;
+    # `names`: --name METHOD=FUNCTION for each method that gets another name
+    methods: Sequence[str] = ()
+    names: Mapping[str, str] = field(default_factory=dict)
 
 
 def parse_narrow(text: str) -> Narrow:
@@ -52,7 +56,8 @@ def parse_narrow(text: str) -> Narrow:
 def _check(spec: MethodSpec) -> None:
     names = [("class", spec.class_name), ("method", spec.method_name), ("--name", spec.function_name or "x"),
              ("--pass-self", spec.pass_self or "x"), *(("--move-global", g) for g in spec.moved_globals),
-             *(("--rename", x) for pair in spec.renames.items() for x in pair)]
+             *(("--rename", x) for pair in spec.renames.items() for x in pair),
+             *(("method", m) for m in spec.methods), *(("--name", x) for pair in spec.names.items() for x in pair)]
     for what, name in names:
         if not _IDENT.match(name):
             raise BadInput(f"{what}: {name!r} is not a Python identifier")

@@ -107,7 +107,9 @@ def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     else:
         (at, leading), where = hole, "where the method was"
     wrapper = _wrapper(recipe, shape, leading)
-    cls = _restore_call_sites(cls, sites, recipe, shape, None if split else static.sites, style)
+    restored = [i for i, site in enumerate(sites) if _member_name(site.holder) not in recipe.group_callers]
+    cls = _restore_call_sites(cls, [sites[i] for i in restored], recipe, shape,
+                              None if split else [static.sites[i] for i in restored], style)
     members_body = list(cls.body.body)
     members_body.insert(at, format_statement(wrapper, 1, style))
     cls = cls.with_changes(body=cls.body.with_changes(body=members_body))

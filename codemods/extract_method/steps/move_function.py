@@ -95,6 +95,9 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     if target_text is not None:
         function, own_globals = _without_target_imports(function, recipe, package,
                                                         set(index_bindings(parse(target, target_text))))
+    if recipe.group_functions and imported:
+        function, rewired = _call_group_by_name(function, recipe, path, line)
+        own_globals |= rewired
 
     def use_line(name: str) -> int:
         return _use_line(on_disk, name, def_line(on_disk, recipe.class_name, recipe.method_name))
@@ -233,6 +236,49 @@ def _without_target_imports(function: cst.FunctionDef, recipe: Recipe, package: 
         return function, set()
     dropper = _DropTargetImports(recipe, package, droppable)
     return function.visit(dropper), dropper.dropped
+
+
+class _GroupCalls(cst.CSTTransformer):
+    """`ALIAS.f` -> `f` for the functions `f` of the group already in the target."""
+
+    def __init__(self, alias: str, functions: tuple[str, ...]):
+        self.alias, self.functions = alias, functions
+        self.rewired: set[str] = set()
+
+    def leave_Attribute(self, original, updated):
+        if isinstance(updated.value, cst.Name) and updated.value.value == self.alias \
+                and updated.attr.value in self.functions:
+            self.rewired.add(updated.attr.value)
+            return cst.Name(updated.attr.value, lpar=updated.lpar, rpar=updated.rpar)
+        return updated
+
+
+def _call_group_by_name(function: cst.FunctionDef, recipe: Recipe, path: Path, line: Optional[int]
+                        ) -> tuple[cst.FunctionDef, set[str]]:
+    """Several methods in one run: the moved method calls an earlier one as `ALIAS.f(...)` (its
+    call site, which step 3 left calling the function); in the target, the function's own module,
+    it calls `f(...)`. Refused where the method binds ALIAS or uses `f` as a name itself."""
+    names = plain_names(function.body) | {p.name.value for p in (*function.params.params,
+                                                                   *function.params.kwonly_params)}
+    rewriter = _GroupCalls(recipe.target_alias, recipe.group_functions)
+    new = function.visit(rewriter)
+    if not rewriter.rewired:
+        return function, set()
+    clash = sorted(rewriter.rewired & names)
+    if recipe.target_alias in _bound_names(function):
+        clash.append(recipe.target_alias)
+    if clash:
+        raise Refusal(f"{recipe.method_name} uses the name {clash[0]} itself: its calls of "
+                      f"{recipe.target_alias}.{', '.join(sorted(rewriter.rewired))} cannot become calls by name in "
+                      f"{recipe.target_module}; rename it first", path, line)
+    return new, rewriter.rewired
+
+
+def _bound_names(function: cst.FunctionDef) -> set[str]:
+    tree = ast.parse(cst.Module(body=[function.with_changes(leading_lines=(), decorators=())]).code)
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | \
+        {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)} | \
+        {(a.asname or a.name).split(".")[0] for a in ast.walk(tree) if isinstance(a, ast.alias)}
 
 
 def _use_line(text: str, name: str, def_at: Optional[int]) -> int:
