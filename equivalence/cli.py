@@ -34,32 +34,6 @@ from equivalence.versions.codemod_steps import CodemodFailed, CodemodMissing, In
 from equivalence.versions.revisions import RevisionError, Series
 
 EPILOG = """\
-with --component CLASS.ATTR (a component extraction):
-  Runs each moved method alone and every ordered pair of them on both versions through their
-  public path (before: owner.m(...); after: owner.ATTR.m(...), or the delegation), in one world,
-  the owner built by the statements of __init__ that build the component (or set up the state it
-  takes over) and rebinding, between calls, what it rebinds elsewhere (a value captured where a
-  getter was needed shows the old one). Observed: every event, each call's outcome, the owner's
-  state but what moved, and the moved state where each version keeps it. Static check: each moved
-  body against its origin, in the owner's terms. See docs/extract_component.md.
-
-with --method (any extraction):
-  Imports the real modules holding CLASS.METHOD in each version (torch real, the rest of the
-  package stubbed) and runs the call site on an instance built without __init__, in a world
-  that answers every attribute, global, environment variable and call the code reads, from one
-  choice per access path shared by both versions; what to vary (and which values) is derived
-  from the code and from how it uses what it reads. Observed: calls with their arguments,
-  writes, logs, the exception, the return value. Also compares the moved code with the old
-  body statically (static check). See docs/proof.md.
-
-without --method (PR #31147's preset, ModelRunner.configure_kv_cache_dtype):
-  The same engine, with the inputs the review names given their values (the kv string, the
-  model's quant config, the model dtype, _is_hip, fp8_dtype, torch with or without float4):
-  every combination (finite part exhaustively, free text from hypothesis), and the findings
-  that hold in every version but contradict what the code says (fp4-fallback-not-auto,
-  kv-str-keyerror) with their count and smallest configuration. Inputs it does not name (a
-  renamed attribute, a new global) are varied like any method's.
-
 Expected consequences of an extraction are classified, never hidden: deferred-writes (results
 applied by the caller after the function returns) and eager-read (the wrapper reads a runner
 attribute the old body read lazily).
@@ -111,7 +85,7 @@ def require_harness() -> None:
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python -m equivalence", description=__doc__.splitlines()[0],
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=subjects.help_text() + EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("trees", nargs="*", type=Path,
                         help="BEFORE AFTER (two sglang trees); with --git/--commits: PATH, a git checkout "
                              "(default: the current folder)")

@@ -1,8 +1,9 @@
-"""What `python -m equivalence` checks, as the command line sees it. Three kinds implement it: any
-method (`subjects/method.py`, `--method CLASS.METHOD`), a component (`subjects/component.py`,
-`--component CLASS.ATTR`) and PR #31147's preset (`presets/kv_dtype/preset.py`);
-`subjects.choose` picks one. Imports nothing heavy (no torch):
-the command line validates its options and checks its paths through it first."""
+"""What `python -m equivalence` checks, as the command line sees it. Any method
+(`subjects/method.py`, `--method CLASS.METHOD`), a component (`subjects/component.py`, `--component
+CLASS.ATTR`), PR #31147's preset (`presets/kv_dtype/preset.py`) and the moves found
+(`subjects/moves.py`) implement it, each registered with its options (`subjects/registration.py`);
+`subjects.choose` picks one. Imports nothing heavy (no torch): the command line validates its
+options and checks its paths through it first."""
 
 from __future__ import annotations
 

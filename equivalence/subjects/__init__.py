@@ -29,6 +29,11 @@ def add_options(parser: argparse.ArgumentParser, section: str) -> None:
             registration.options[section].add(parser)
 
 
+def help_text() -> str:
+    """Each subject's paragraph of --help, in priority order, a blank line after each."""
+    return "".join(f"{r.help}\n" for r in sorted(registry(), key=lambda r: r.priority) if r.help)
+
+
 def choose(args: argparse.Namespace) -> Subject:
     """The subject the command line names: of those chosen, the one of the lowest priority."""
     chosen = [r for r in registry() if r.chosen(args)]

@@ -8,6 +8,17 @@ from equivalence.subjects.of_a_class import OfAClass
 from equivalence.subjects.registration import Options, Registration, option
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing
 
+HELP = """\
+with --component CLASS.ATTR (a component extraction):
+  Runs each moved method alone and every ordered pair of them on both versions through their
+  public path (before: owner.m(...); after: owner.ATTR.m(...), or the delegation), in one world,
+  the owner built by the statements of __init__ that build the component (or set up the state it
+  takes over) and rebinding, between calls, what it rebinds elsewhere (a value captured where a
+  getter was needed shows the old one). Observed: every event, each call's outcome, the owner's
+  state but what moved, and the moved state where each version keeps it. Static check: each moved
+  body against its origin, in the owner's terms. See docs/extract_component.md.
+"""
+
 NAMING = Options((
     option("--component", metavar="CLASS.ATTR", help="check a component extraction: CLASS's methods moved into the "
            "component it holds as ATTR (MODULE.CLASS.ATTR when several modules define CLASS)"),
@@ -84,4 +95,4 @@ class ComponentSubject(OfAClass):
 
 
 REGISTRATION = Registration("component", ComponentSubject, chosen=lambda args: bool(args.component), priority=0,
-                            options={"naming": NAMING, "codemod": CODEMOD})
+                            help=HELP, options={"naming": NAMING, "codemod": CODEMOD})

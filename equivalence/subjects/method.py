@@ -10,6 +10,17 @@ from equivalence.subjects.registration import Options, Registration, option
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing
 from pysource.extraction import LocateError, locate
 
+HELP = """\
+with --method (any extraction):
+  Imports the real modules holding CLASS.METHOD in each version (torch real, the rest of the
+  package stubbed) and runs the call site on an instance built without __init__, in a world
+  that answers every attribute, global, environment variable and call the code reads, from one
+  choice per access path shared by both versions; what to vary (and which values) is derived
+  from the code and from how it uses what it reads. Observed: calls with their arguments,
+  writes, logs, the exception, the return value. Also compares the moved code with the old
+  body statically (static check). See docs/proof.md.
+"""
+
 NAMING = Options((option("--method", metavar="CLASS.METHOD", help="check an extraction of this method "
                          "(MODULE.CLASS.METHOD when several modules define CLASS)"),))
 CODEMOD = Options((
@@ -102,4 +113,4 @@ class MethodSubject(OfAClass):
 
 
 REGISTRATION = Registration("method", MethodSubject, chosen=lambda args: bool(args.method), priority=1,
-                            options={"naming": NAMING, "codemod": CODEMOD})
+                            help=HELP, options={"naming": NAMING, "codemod": CODEMOD})

@@ -54,3 +54,4 @@ class Registration:
     chosen: Callable[[argparse.Namespace], bool]  # whether the command line names this subject
     priority: int  # of the subjects chosen, the one of the lowest priority is checked
     options: Mapping[str, Options] = field(default_factory=dict)  # section (SECTIONS) -> its options there
+    help: str = ""  # its paragraph of --help's epilog (the paragraphs in priority order)

@@ -14,6 +14,16 @@ from equivalence.subjects import method
 from equivalence.subjects.registration import Options, Registration, option
 from equivalence.versions.codemod_steps import Codemod, CodemodMissing, Fix
 
+HELP = """\
+without --method (PR #31147's preset, ModelRunner.configure_kv_cache_dtype):
+  The same engine, with the inputs the review names given their values (the kv string, the
+  model's quant config, the model dtype, _is_hip, fp8_dtype, torch with or without float4):
+  every combination (finite part exhaustively, free text from hypothesis), and the findings
+  that hold in every version but contradict what the code says (fp4-fallback-not-auto,
+  kv-str-keyerror) with their count and smallest configuration. Inputs it does not name (a
+  renamed attribute, a new global) are varied like any method's.
+"""
+
 NAMING = Options((option("--preset", choices=["kv-dtype"], help="run PR #31147's preset "
                          "(ModelRunner.configure_kv_cache_dtype) whatever moved; without --method, --component or "
                          "--preset, BEFORE AFTER checks every method found to have left its class (the preset only "
@@ -104,4 +114,4 @@ class KvPreset(Subject):
 
 REGISTRATION = Registration("kv-dtype preset", KvPreset, priority=2,
                             chosen=lambda args: bool(args.preset or args.steps or args.fix or args.intended),
-                            options={"naming": NAMING, "check": CHECK, "tuning": TUNING})
+                            help=HELP, options={"naming": NAMING, "check": CHECK, "tuning": TUNING})
