@@ -94,6 +94,8 @@ def test_without_a_wrapper_each_caller_passes_the_attributes(tmp_path):
                                 "server_args.enable_pool, pool_blocks=self.server_args.pool_blocks, "
                                 "device=self.device)"]
     assert "server_args" not in ast.unparse(_function(root))
+    assert ast.unparse(_function(root).args) == "*, is_draft_worker: bool, enable_pool: bool, pool_blocks: int, " \
+                                                "device: str"  # the types ServerArgs declares (A = Annotated)
     assert _behaviour(root) == before
     with pytest.raises(AlreadyApplied):
         refactor(root, NO_WRAPPER)

@@ -14,6 +14,7 @@ from codemods.extract_method.models import Handed, MethodRun
 from codemods.extract_method.steps_done import Reading
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.steps.narrow_param import (
+    annotate_narrows,
     drop_unused_imports,
     expand_narrows,
     narrow_caller,
@@ -47,6 +48,8 @@ class NarrowAndTidy(Step[MethodRun, Handed]):
         narrowed = []
         if recipe.narrows:
             recipe = replace(recipe, narrows=expand_narrows(current[target], recipe))
+            recipe = replace(recipe, narrows=annotate_narrows(recipe.narrows, current[target], recipe, checkout,
+                                                              run.ctx.root))
             files[target] = drop_unused_imports(
                 current[target], narrow_function(current[target], target, recipe, style), recipe.function, style,
                 lambda names: _referenced_elsewhere(checkout, recipe.target_module, recipe.source_module, names,

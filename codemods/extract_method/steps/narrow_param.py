@@ -8,6 +8,9 @@ Only the function is formatted again. An import step 2 added only for `X` then g
 
 from __future__ import annotations
 
+import ast
+import builtins
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -25,6 +28,9 @@ from codemods.extract_method.signature import kwarg
 from codemods.syntax.tidy import uses
 from codemods.syntax.type_checking import drop_imports
 from codemods.syntax.nodes import parse_text
+from codemods.syntax.annotations import attribute_types
+from pysource import parsing
+from pysource.modules import absolute_module
 
 
 class _NarrowReads(cst.CSTTransformer):
@@ -226,3 +232,79 @@ def narrowed_call(call: cst.Call, recipe: Recipe, path: Path, line, who: str) ->
         args[i:i + 1] = [arg.with_changes(keyword=cst.Name(names[0]), value=new[0]),
                          *(kwarg(name, value) for name, value in zip(names[1:], new[1:]))]
     return call.with_changes(args=args)
+
+
+def annotate_narrows(narrows: tuple[Narrow, ...], code: str, recipe: Recipe, checkout, root: Path
+                     ) -> tuple[Narrow, ...]:
+    """`narrows`, each without an annotation given one where the parameter is annotated with a
+    class the target imports and that class declares the attribute's type unambiguously
+    (`enable_symm_mem: bool = False` in `ServerArgs`), a type of builtins only (`bool`, `int |
+    None`: nothing to import); else left unannotated."""
+    if all(n.annotation for n in narrows):
+        return narrows
+    funcs = [s for s in parse_text(code).body if isinstance(s, cst.FunctionDef) and s.name.value == recipe.function]
+    if len(funcs) != 1:
+        return narrows
+    annotated = {p.name.value: p.annotation.annotation for p in funcs[0].params.kwonly_params if p.annotation}
+    imported: dict[str, tuple[str, str]] = {}
+    for node in ast.walk(parsing.parse(code)):
+        if isinstance(node, ast.ImportFrom):
+            where = absolute_module(node, recipe.target_package)
+            for a in node.names:
+                if where:
+                    imported[a.asname or a.name] = (where, a.name)
+    out = []
+    for n in narrows:
+        ann = annotated.get(n.param)
+        found = imported.get(ann.value) if isinstance(ann, cst.Name) else None
+        rel = checkout.module_file(found[0]) if found and not n.annotation else None
+        if rel is not None:
+            kind = attribute_types(checkout.text(rel), found[1], root, found[0], {n.attribute}).get(n.attribute)
+            kind = _without_annotated(kind, checkout, found[0]) if kind is not None else None
+            if kind is not None and _builtins_only(kind):
+                n = replace(n, annotation=kind)
+        out.append(n)
+    return tuple(out)
+
+
+def _builtins_only(annotation: str) -> bool:
+    try:
+        tree = parsing.expression(annotation)
+    except SyntaxError:
+        return False
+    allowed = (ast.Expression, ast.Name, ast.Load, ast.Subscript, ast.Tuple, ast.BinOp, ast.BitOr, ast.Constant)
+    return all(isinstance(x, allowed) for x in ast.walk(tree)) and all(
+        hasattr(builtins, x.id) for x in ast.walk(tree) if isinstance(x, ast.Name)) and not any(
+        isinstance(x, ast.Constant) and x.value is not None for x in ast.walk(tree))
+
+
+_ANNOTATED = ("typing.Annotated", "typing_extensions.Annotated")
+
+
+def _without_annotated(annotation: str, checkout, module: str) -> str:
+    """`T` for `Annotated[T, ...]` (however the class's module spells Annotated: `A[bool, "..."]`
+    with `A = Annotated` in another module), else `annotation`."""
+    try:
+        tree = parsing.expression(annotation).body
+    except SyntaxError:
+        return annotation
+    if not (isinstance(tree, ast.Subscript) and isinstance(tree.value, ast.Name)
+            and isinstance(tree.slice, ast.Tuple) and tree.slice.elts):
+        return annotation
+    return ast.unparse(tree.slice.elts[0]) if _is_annotated(checkout, f"{module}.{tree.value.id}") else annotation
+
+
+def _is_annotated(checkout, qualname: str, depth: int = 3) -> bool:
+    """Whether `qualname` names typing.Annotated, through imports and plain `X = Y` aliases."""
+    found = checkout.canonical(qualname)
+    if found in _ANNOTATED or depth == 0:
+        return found in _ANNOTATED
+    module, _, name = found.rpartition(".")
+    rel = checkout.module_file(module) if module else None
+    if rel is None:
+        return False
+    for s in checkout.parse(rel).body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                and s.targets[0].id == name and isinstance(s.value, (ast.Name, ast.Attribute)):
+            return _is_annotated(checkout, f"{module}.{ast.unparse(s.value)}", depth - 1)
+    return False
