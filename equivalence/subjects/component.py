@@ -45,8 +45,7 @@ class ComponentSubject(OfAClass):
         self.methods = tuple(m.strip() for m in (args.methods or "").split(",") if m.strip())
 
     def validate(self, args, error) -> None:
-        if len(args.component.split(".")) < 2:
-            error(f"--component wants CLASS.ATTR (or MODULE.CLASS.ATTR), got {args.component!r}")
+        self.validate_name(args.component, error)
         if args.method:
             error("--method and --component exclude each other")
         if args.steps and not (args.to and self.methods):

@@ -50,8 +50,7 @@ class MethodSubject(OfAClass):
         self.method_name = self.member
 
     def validate(self, args, error) -> None:
-        if len(args.method.split(".")) < 2:
-            error(f"--method wants CLASS.METHOD (or MODULE.CLASS.METHOD), got {args.method!r}")
+        self.validate_name(args.method, error)
         given = CODEMOD.codemod_given(args)
         if given and not args.steps:
             error(f"{given[0]} is a codemod option: it goes with --steps PATH --method CLASS.METHOD")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, NoReturn
 
 from equivalence.engine.load.source_file import find_source
 from equivalence.subject import Subject
@@ -17,6 +18,11 @@ class OfAClass(Subject):
         self.class_name, self.member = parts[-2:] if len(parts) > 1 else (None, None)
         self.module = ".".join(parts[:-2]) or None
         self._found: dict[Path, tuple[Path, str]] = {}
+
+    def validate_name(self, dotted: str, error: Callable[[str], NoReturn]) -> None:
+        flag, last = self.option
+        if len(dotted.split(".")) < 2:
+            error(f"{flag} wants CLASS.{last} (or MODULE.CLASS.{last}), got {dotted!r}")
 
     def find(self, path: Path) -> tuple[Path, str]:
         """(the folder holding the package, the file defining the class), found once per path."""
