@@ -82,6 +82,14 @@ examples:
   python -m codemods.extract_method ~/sglang ModelRunner._get_attention_backend \\
       sglang.srt.model_executor.model_runner_components.attention_backend_setup \\
       --name get_attention_backend --pass-self model_runner
+  python -m codemods.extract_method ~/sglang ModelRunner.maybe_recover,_healthy_src_rank \\
+      sglang.srt.elastic.recovery --name _healthy_src_rank=healthy_src_rank
+
+several methods (CLASS.M1,M2,...): each extracted as alone with the same options, one after the
+other (four steps each), a method another of them calls first; step 3 leaves the calls in the
+methods still to move calling the function, and their step 2 calls it by name in its module.
+--steps, --narrow, --move-global and a plain --name FUNCTION are for one method (exit 2);
+methods calling each other round are refused (exit 3).
 """
 
 
@@ -149,7 +157,10 @@ class ExtractMethod(Kind[MethodSpec]):
         (module, cls, method) = args.method
         methods = tuple(method.split(","))
         plain = [n for n in args.name if "=" not in n]
-        names = dict(_pair(n) for n in args.name if "=" in n)
+        try:
+            names = dict(_pair(n) for n in args.name if "=" in n)
+        except argparse.ArgumentTypeError as exc:
+            raise BadInput(f"--name: {exc}") from None
         name = plain[-1] if plain else None  # one method: the last --name, as ever
         if len(methods) == 1 and names:
             if set(names) != {method}:
