@@ -1,0 +1,65 @@
+"""Method bodies read in the terms both versions share, and compared."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+
+WRAPPER_STATEMENTS = 3  # a delegation: at most this many statements, one of them the call
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def body(node) -> list[ast.stmt]:
+    """The statements, the docstring left out."""
+    statements = node.body
+    if statements and isinstance(statements[0], ast.Expr) and isinstance(statements[0].value, ast.Constant) \
+            and isinstance(statements[0].value.value, str):
+        statements = statements[1:]
+    return statements
+
+
+def tokens(node) -> list[str]:
+    """The body in the terms both sides share: the instance (`self`, or a parameter standing for
+    it) and its attributes read as the attribute's name alone."""
+    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    receiver = params[0] if params else None
+    text = "\n".join(ast.unparse(s) for s in body(node))
+    if receiver:
+        text = re.sub(rf"\b{re.escape(receiver)}\.", "", text)
+    return _TOKEN.findall(text)
+
+
+def similarity(a: list[str], b: list[str]) -> float:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def delegates(node) -> bool:
+    """A thin delegation: a few statements, no control flow, one call handing on the parameters."""
+    statements = body(node)
+    if not statements or len(statements) > WRAPPER_STATEMENTS:
+        return False
+    if any(isinstance(s, (ast.If, ast.For, ast.While, ast.Try, ast.With)) for s in statements):
+        return False
+    params = {a.arg for a in (*node.args.args, *node.args.kwonlyargs)[1:]}
+    calls = [n for s in statements for n in ast.walk(s) if isinstance(n, ast.Call)]
+    return any(params <= {x.id for x in ast.walk(c) if isinstance(x, ast.Name)} for c in calls)
+
+
+def called(node) -> dict[tuple[str, bool], str | None]:
+    """What a body calls: (name, whether module level) -> the attribute of the instance it is
+    called on (`self.attr.m(...)`), None for `f(...)` and `module.f(...)`."""
+    me = node.args.args[0].arg if node.args.args else "self"
+    out = {}
+    for c in (c for s in body(node) for c in ast.walk(s) if isinstance(c, ast.Call)):
+        f = c.func
+        if isinstance(f, ast.Name):
+            out[(f.id, True)] = None
+        elif isinstance(f, ast.Attribute):
+            held = f.value
+            if isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name) and held.value.id == me:
+                out[(f.attr, False)] = held.attr
+            elif not (isinstance(held, ast.Name) and held.id == me):
+                out.setdefault((f.attr, True), None)
+    return out

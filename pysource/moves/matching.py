@@ -1,0 +1,109 @@
+"""Which new definition holds an old method's body: the candidates sharing most of its rare
+tokens, compared token by token, each needing a similarity that depends on what else ties it
+to the method (RefactoringMiner's idea: a body that moved is matched with the help of the call
+sites rewired to it)."""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+
+from pysource.moves.bodies import similarity, tokens
+from pysource.moves.classes import OwnerCode
+from pysource.moves.model import Definition
+
+SIMILAR = 0.6  # a function nothing else ties to the method
+SIMILAR_SAME_NAME = 0.45  # ... named as the method was
+OTHER_CLASS = 0.75  # a method of a class the owner does not hold: only a near copy counts
+TIED = 0.45  # a function the class now calls, or a method of a component it holds
+DELEGATED = 0.3  # what the method left behind, a delegation, calls
+THINNED = 0.45  # what the method left behind, shrunk to at most half, calls
+SHORT = 30  # a body this short counts as moved only when more than its text ties it
+MIN_TOKENS = 12  # a body this short (`return self.x`) matches too much to count at all
+NEAREST = 8  # candidates compared token by token: those sharing the most rare tokens
+RARE = 0.05  # a token in more than this share of the candidates does not pick any
+
+
+@dataclass
+class Candidate:
+    definition: Definition
+    tokens: list[str]
+    bag: set[str]
+
+
+@dataclass(frozen=True)
+class Tie:
+    """What besides the body ties an origin to candidates: the method left behind and what its
+    calls name, the owners' code after, the functions the class did not call before."""
+
+    kept_calls: dict[tuple[str, bool], str | None]  # empty when the method is gone
+    delegation: bool  # the method left behind is a thin delegation (else shrunk, or gone)
+    owner: OwnerCode | None
+    newly_called: frozenset[str]  # by the class, or by the methods that called it, where they are now
+
+
+@dataclass(frozen=True)
+class Match:
+    destination: Definition
+    similarity: float
+    evidence: str
+    tied: bool  # something beside the body names it (a call left behind, a new call, a holder)
+    named: bool = False  # ... the method left behind calls it
+
+    @property
+    def score(self) -> float:
+        return self.similarity + (0.5 if self.named else 0.1 if self.tied else 0)
+
+
+class Candidates:
+    def __init__(self, definitions: list[Definition]):
+        self.items = [Candidate(d, t, set(t)) for d in definitions for t in [tokens(d.node)]]
+        self._index = collections.defaultdict(list)
+        for i, c in enumerate(self.items):
+            for token in c.bag:
+                self._index[token].append(i)
+        limit = max(50, RARE * len(self.items))
+        self._index = {t: ids for t, ids in self._index.items() if len(ids) <= limit}
+        self._by_name = collections.defaultdict(list)
+        for i, c in enumerate(self.items):
+            self._by_name[c.definition.name.lstrip("_")].append(i)
+
+    def matches(self, origin: Definition, origin_tokens: list[str], tie: Tie) -> list[Match]:
+        """The candidates alike enough to `origin`, best first."""
+        bag = set(origin_tokens)
+        shared = collections.Counter(i for t in bag for i in self._index.get(t, ()))
+        picked = {i for i, _ in shared.most_common(3 * NEAREST)}
+        near = sorted(picked, key=lambda i: -len(bag & self.items[i].bag) / len(bag | self.items[i].bag))[:NEAREST]
+        named = {i for (name, top) in tie.kept_calls for i in self._by_name.get(name.lstrip("_"), ())
+                 if self.items[i].definition.name == name and (self.items[i].definition.class_name is None) == top}
+        near = set(near) | named | set(self._by_name.get(origin.name.lstrip("_"), ()))
+        near |= {i for name in tie.newly_called for i in self._by_name.get(name.lstrip("_"), ())
+                     if self.items[i].definition.name == name}
+        out = []
+        for i in near:
+            c = self.items[i]
+            if tie.kept_calls and not tie.delegation and i not in named:
+                continue  # a method kept, shrunk but not to a delegation: only what it calls
+            need, evidence = _need(origin, c.definition, tie, i in named)
+            if evidence is None and (len(origin_tokens) < SHORT or len(c.tokens) < MIN_TOKENS
+                                     or not (len(origin_tokens) <= 3 * len(c.tokens) <= 9 * len(origin_tokens))):
+                continue
+            s = similarity(origin_tokens, c.tokens)
+            if s >= need:
+                out.append(Match(c.definition, s, evidence or "similar body", evidence is not None, i in named))
+        return sorted(out, key=lambda m: -m.score)
+
+
+def _need(origin: Definition, d: Definition, tie: Tie, named: bool) -> tuple[float, str | None]:
+    same_name = d.name.lstrip("_") == origin.name.lstrip("_")
+    if named:
+        return (DELEGATED if tie.delegation else THINNED), "the method left behind calls it"
+    if d.class_name is None:
+        if d.name in tie.newly_called:
+            return TIED, "calls rewired to it"
+        return (SIMILAR_SAME_NAME if same_name else SIMILAR), None
+    if tie.owner and d.class_name in tie.owner.held:
+        return min(TIED, SIMILAR_SAME_NAME), f"the class holds a {d.class_name} (self.{tie.owner.held[d.class_name]})"
+    if tie.owner and d.name in tie.owner.held_calls:
+        return TIED, f"the class calls it on self.{tie.owner.held_calls[d.name]}"
+    return OTHER_CLASS, None

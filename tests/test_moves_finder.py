@@ -1,0 +1,196 @@
+"""The move finder (pysource/moves) on small before/after trees written here: classes followed
+when they move file or are renamed, a mixin replaced by a component its users hold, delegations
+that keep a guard, call sites rewired to a short helper, and what is no move (a class renamed,
+a method renamed in place beside a sibling's renamed copy, a short look-alike)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from pysource.moves import find_moves
+
+BODY = """
+total = 0
+for index, item in enumerate(items):
+    if item is None:
+        continue
+    total += index * self.scale + len(str(item))
+return total - self.offset
+"""
+
+
+def _at(body: str, indent: int = 16) -> str:
+    """`body` indented as a method's in the trees below (a function's at 12)."""
+    return textwrap.indent(body, " " * indent)
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", **files}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def _moves(tmp_path: Path, before: dict[str, str], after: dict[str, str]) -> dict[str, tuple]:
+    found = find_moves(_tree(tmp_path / "before", before), _tree(tmp_path / "after", after))
+    return {m.source: (m.kind, m.target, m.wrapper, m.to_json().get("class_now")) for m in found}
+
+
+def test_a_class_that_moved_file_keeps_its_methods_and_one_left_it(tmp_path):
+    before = {"sglang/srt/old_home.py": f"""
+        class Loader:
+            def __init__(self, scale, offset):
+                self.scale, self.offset = scale, offset
+
+            def weigh(self, items):{_at(BODY)}
+            def name(self):
+                return "loader"
+        """}
+    after = {"sglang/srt/loading/loader.py": """
+        from sglang.srt.loading.weights import weigh
+
+
+        class Loader:
+            def __init__(self, scale, offset):
+                self.scale, self.offset = scale, offset
+
+            def name(self):
+                return "loader"
+        """, "sglang/srt/loading/__init__.py": "", "sglang/srt/loading/weights.py": f"""
+        def weigh(loader, items):{_at(BODY.replace("self.", "loader."), 12)}
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Loader.weigh": ("function, callers rewritten", "sglang.srt.loading.weights.weigh", False,
+                         "Loader (sglang/srt/loading/loader.py)")}
+
+
+def test_a_class_renamed_with_its_methods_is_no_move(tmp_path):
+    before = {"sglang/srt/a.py": f"""
+        class Packer:
+            def weigh(self, items):{_at(BODY)}
+            def pack(self, items):{_at(BODY.replace("continue", "break"))}
+            def unpack(self, items):{_at(BODY.replace("len(str(item))", "hash(item)"))}
+        """}
+    after = {"sglang/srt/a.py": before["sglang/srt/a.py"].replace("class Packer", "class BatchPacker")}
+    assert _moves(tmp_path, before, after) == {}
+
+
+def test_a_mixin_replaced_by_a_component_its_user_holds(tmp_path):
+    before = {"sglang/srt/cache.py": f"""
+        class EventsMixin:
+            def record_event(self, items):{_at(BODY)}
+            def take_events(self, items):{_at(BODY.replace("continue", "break"))}
+
+
+        class Cache(EventsMixin):
+            def insert(self, items):
+                return self.record_event(items)
+        """}
+    after = {"sglang/srt/cache.py": f"""
+        class EventRecorder:
+            def __init__(self, scale, offset):
+                self.scale, self.offset = scale, offset
+
+            def record(self, items):{_at(BODY)}
+            def take(self, items):{_at(BODY.replace("continue", "break"))}
+
+
+        class Cache:
+            def __init__(self):
+                self.events = EventRecorder(1, 0)
+
+            def insert(self, items):
+                return self.events.record(items)
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "EventsMixin.record_event": ("component", "Cache.events.record", False, "Cache (sglang/srt/cache.py)"),
+        "EventsMixin.take_events": ("component", "Cache.events.take", False, "Cache (sglang/srt/cache.py)")}
+
+
+def test_a_delegation_that_keeps_a_guard_and_a_file_that_grew(tmp_path):
+    before = {"sglang/srt/tree.py": f"""
+        class Tree:
+            def __init__(self):
+                self.disabled = False
+
+            def match(self, items):{_at(BODY)}
+        """}
+    after = {"sglang/srt/tree.py": f"""
+        class TreeCore:
+            def __init__(self, scale, offset):
+                self.scale, self.offset = scale, offset
+
+            def match(self, items):{_at(BODY)}
+
+        class Tree:
+            def __init__(self):
+                self.disabled = False
+                self.core = TreeCore(1, 0)
+
+            def match(self, items):
+                if self.disabled:
+                    return 0
+                return self.core.match(items)
+
+            def grown(self):
+                return [1, 2, 3]
+        """}
+    assert _moves(tmp_path, before, after) == {"Tree.match": ("component", "Tree.core.match", True, None)}
+
+
+def test_a_rename_in_place_is_not_taken_for_a_sibling_s_renamed_copy(tmp_path):
+    sibling = BODY.replace("self.offset", "self.offset + 1")
+    before = {"sglang/srt/backends.py": f"""
+        class TritonBackend:
+            def prepare(self, items):{_at(BODY)}
+
+        class TorchBackend:
+            def prepare(self, items):{_at(sibling)}
+        """}
+    after = {"sglang/srt/backends.py": f"""
+        class TritonBackend:
+            def prepare_batch(self, items):{_at(BODY)}
+
+        class TorchBackend:
+            def prepare_batch(self, items):{_at(sibling)}
+        """}
+    assert _moves(tmp_path, before, after) == {}
+
+
+def test_a_short_body_needs_more_than_a_look_alike(tmp_path):
+    before = {"sglang/srt/a.py": """
+        class Session:
+            def release(self, node):
+                node.lock_ref -= 1
+                return node.lock_ref == 0
+        """}
+    after = {"sglang/srt/a.py": """
+        class Session:
+            pass
+        """, "sglang/srt/b.py": """
+        def release_node(node):
+            node.lock_ref -= 1
+            return node.lock_ref == 0
+        """}
+    assert _moves(tmp_path, before, after) == {}
+    calls = after | {"sglang/srt/a.py": """
+        from sglang.srt.b import release_node
+
+
+        class Session:
+            def close(self, node):
+                return release_node(node)
+        """}
+    with_a_caller = {"sglang/srt/a.py": """
+        class Session:
+            def release(self, node):
+                node.lock_ref -= 1
+                return node.lock_ref == 0
+
+            def close(self, node):
+                return self.release(node)
+        """}
+    assert _moves(tmp_path / "2", with_a_caller, calls) == {
+        "Session.release": ("function, callers rewritten", "sglang.srt.b.release_node", False, None)}
