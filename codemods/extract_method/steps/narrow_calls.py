@@ -62,14 +62,14 @@ def narrow_outside_calls(checkout: Checkout, current: Mapping[Path, Optional[str
                          skip: set[Path]) -> tuple[dict[Path, str], int]:
     """({file: its new text}, how many calls) for the files other than `skip` that call the function
     through ALIAS (`current`: the texts the steps so far left, the others read from the checkout)."""
-    known = {p.resolve(): p for p in current}
+    files = {p.resolve(): p for p, t in current.items() if t is not None}  # the same file named once
+    for p in checkout.select(lambda data: True, mentioning=recipe.function.encode()):
+        files.setdefault(Path(p).resolve(), Path(p))
     skipped = {p.resolve() for p in skip}
-    mentioning = {Path(p).resolve() for p in checkout.select(lambda data: True, mentioning=recipe.function.encode())}
-    changed = {p for p, t in known.items() if current[t] is not None}
     out: dict[Path, str] = {}
     count = 0
-    for path in sorted((mentioning | changed) - skipped):
-        key = known.get(path, path)
+    for resolved in sorted(set(files) - skipped):
+        key = path = files[resolved]
         text = current[key] if key in current else checkout.text(path)
         if recipe.function not in text:
             continue
