@@ -20,6 +20,7 @@ KINDS = {
     "extract_method": "codemods.extract_method.kind",
     "extract_kv_dtype": "codemods.extract_kv_dtype.kind",
     "extract_component": "codemods.extract_component.kind",
+    "extract_superclass": "codemods.extract_superclass.kind",
 }
 
 

@@ -106,7 +106,8 @@ RULES = [
     # (importers, what they must not import, why); a module that is itself forbidden is exempt
     (("pysource",), ("codemods", "equivalence"), "the shared source layer is beneath both packages"),
     (("codemods.core", "codemods.syntax", "codemods.checkout"),
-     ("codemods.extract_method", "codemods.extract_kv_dtype", "codemods.extract_component"),
+     ("codemods.extract_method", "codemods.extract_kv_dtype", "codemods.extract_component",
+      "codemods.extract_superclass"),
      "machinery, syntax helpers and checkout-wide rewriting serve every refactoring kind"),
     (("codemods.extract_method",), ("codemods.extract_method.presets", "codemods.extract_kv_dtype"),
      "a refactoring kind does not know its presets"),
@@ -116,7 +117,10 @@ RULES = [
     (("codemods",), ("equivalence",), "the codemods never import the harness"),
     (("codemods.extract_component",), ("codemods.extract_method", "codemods.extract_kv_dtype"),
      "a refactoring kind does not import another: what both need lives in core, syntax or checkout"),
-    (("codemods.extract_method",), ("codemods.extract_component",),
+    (("codemods.extract_method",), ("codemods.extract_component", "codemods.extract_superclass"),
+     "a refactoring kind does not import another: what both need lives in core, syntax or checkout"),
+    (("codemods.extract_superclass",), ("codemods.extract_method", "codemods.extract_kv_dtype",
+                                        "codemods.extract_component"),
      "a refactoring kind does not import another: what both need lives in core, syntax or checkout"),
 ]
 
