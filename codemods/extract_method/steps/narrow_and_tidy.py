@@ -67,6 +67,13 @@ class NarrowAndTidy(Step[MethodRun, Handed]):
             for param in dict.fromkeys(n.param for n in recipe.narrows):
                 new = [n.new_param for n in recipe.narrows if n.param == param]
                 narrowed.append(f"Pass {', '.join(new)} instead of {param} to {recipe.function}")
+            read = ", ".join(f"{n.param}.{n.attribute}" for n in recipe.narrows)
+            it = "them" if len(recipe.narrows) > 1 else "it"
+            if recipe.infer:  # a preset (#31147's) says what it narrows in its own words
+                params = "/".join(dict.fromkeys(n.param for n in recipe.narrows))
+                messages.append(f"step 4: note: each call now reads {read} before {recipe.function} runs (the "
+                                f"method read {it} where it used {it}, maybe on some paths only): a {params} "
+                                f"lacking {it}, or None, raises at the call")
         target_module = parse(target, files.get(target, current[target]))
         module, dropped = tidy_source(module, target_module, recipe.function, style,
                                       lambda names: _referenced_elsewhere(checkout, recipe.source_module,
