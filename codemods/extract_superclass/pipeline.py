@@ -213,7 +213,7 @@ def analyse(ctx: Context, spec: SuperclassSpec, source: Path, source_module: str
     if problems:
         places: dict = {}
         for p in problems:
-            places.setdefault((p.path, p.line, p.why), p)
+            places.setdefault((p.path, p.line, p.what), p)
         raise Conflicts(sorted(places.values(), key=lambda p: (str(p.path), p.line)))
     if split is not None and split.extra:
         notes.append(f"{spec.base}.__init__ takes {', '.join(split.extra)}, computed before the state's "

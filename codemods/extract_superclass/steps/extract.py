@@ -76,13 +76,18 @@ def _super_call(init: cst.FunctionDef, design: Design) -> cst.SimpleStatementLin
     named = list(p.params) if p.posonly_params else list(p.params[1:])
     for x in named + list(p.kwonly_params):
         if x.name.value in split.params:
-            args.append(cst.Arg(cst.Name(x.name.value), keyword=cst.Name(x.name.value)))
+            args.append(_keyword(x.name.value))
     for n in split.extra:
-        args.append(cst.Arg(cst.Name(n), keyword=cst.Name(n)))
+        args.append(_keyword(n))
     if isinstance(p.star_kwarg, cst.Param) and p.star_kwarg.name.value in split.params:
         args.append(cst.Arg(cst.Name(p.star_kwarg.name.value), star="**"))
     call = cst.Call(cst.Attribute(cst.Call(cst.Name("super")), cst.Name("__init__")), args=args)
     return cst.SimpleStatementLine(body=[cst.Expr(call)])
+
+
+def _keyword(name: str) -> cst.Arg:
+    tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    return cst.Arg(cst.Name(name), keyword=cst.Name(name), equal=tight)
 
 
 def _base_params(init: cst.FunctionDef, design: Design) -> cst.Parameters:
@@ -155,13 +160,20 @@ def split_class(run: SuperclassRun, cls: cst.ClassDef) -> tuple[cst.ClassDef, cs
     if rewrite.count:
         said.append(f"  {rewrite.count} super().X of a member {spec.base} now defines read super({spec.base}, "
                     f"self).X (resolving as before)")
+    if kept and kept[0] is not cls.body.body[0]:
+        kept[0] = _blank_free(kept[0])
     if not any(isinstance(s, (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine)) for s in kept):
         kept.append(cst.SimpleStatementLine(body=[cst.Pass()]))
-    base = cls.with_changes(name=cst.Name(spec.base), decorators=[],
-                            leading_lines=[cst.EmptyLine(), cst.EmptyLine()] if run.same_module else [],
+    lines = list(cls.leading_lines)  # the blank lines above CLASS go above the base, its comments stay with it
+    blanks = []
+    while lines and lines[0].comment is None:
+        blanks.append(lines.pop(0))
+    base = cls.with_changes(name=cst.Name(spec.base), decorators=[], leading_lines=blanks,
                             body=cls.body.with_changes(body=members))
     new_cls = cls.with_changes(bases=[cst.Arg(cst.Name(spec.base))], lpar=cst.LeftParen(), rpar=cst.RightParen(),
-                               body=cls.body.with_changes(body=kept))
+                               body=cls.body.with_changes(body=kept),
+                               leading_lines=[cst.EmptyLine(indent=False)] * 2 + lines if run.same_module else
+                               cls.leading_lines)
     return base, new_cls, said
 
 
