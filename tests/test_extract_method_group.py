@@ -182,3 +182,20 @@ def test_the_command_line(tmp_path):
                           "--name", "healthy_src_rank"], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parent.parent)
     assert bad.returncode == 2 and "--name METHOD=FUNCTION" in bad.stderr
+
+
+@pytest.mark.parametrize("options", [
+    dict(pass_self="model_runner"),
+    dict(no_wrapper=True, positional=True),
+    dict(no_wrapper=True, pass_self="model_runner", positional=True),
+    dict(renames={"rejoin_flags": "flags_by_rank"}),
+])
+def test_each_option_applies_to_every_method_and_behaviour_is_kept(tmp_path, options):
+    root = _tree(tmp_path)
+    before = _behaviour(root)
+    write_plan(refactor(root, replace(SPEC, **options)))
+    assert _behaviour(root) == before
+    assert set(_functions(root)) >= {"maybe_recover", "healthy_src_rank"}
+    assert "recovery." not in ast.unparse(_functions(root)["maybe_recover"])
+    with pytest.raises(AlreadyApplied):
+        refactor(root, replace(SPEC, **options))
