@@ -83,8 +83,10 @@ def test_the_callee_moves_first_and_the_caller_calls_it_by_name(tmp_path):
         "recovery.maybe_recover(active=self.active, rejoin_flags=self.rejoin_flags, seed=self.seed)")
     assert "self._healthy_src_rank(rejoining=True)" in ast.unparse(methods["__init__"])
     assert _behaviour(root) == before
-    with pytest.raises(AlreadyApplied):
+    with pytest.raises(AlreadyApplied, match="every method is already extracted: ModelRunner.maybe_recover: "
+                                             "already applied") as exc:
         refactor(root, SPEC)
+    assert exc.value.path == root / RUNNER and exc.value.exit_code == 5
 
 
 def test_without_wrappers_no_method_is_left(tmp_path):

@@ -128,8 +128,8 @@ def plan_group(ctx: Context, spec: MethodSpec, steps: Optional[range], plan_one)
             raise _as_on_disk(exc, texts, originals, done) from None
         done.append(m)
         moved.append(recipe.function)
-        for path, old in plan.originals.items():
-            originals.setdefault(path, old)
+        for file, old in plan.originals.items():
+            originals.setdefault(file, old)
         texts.update(plan.changes)
         if total is None:
             total = Plan(root=plan.root, shape=plan.shape)
@@ -139,7 +139,7 @@ def plan_group(ctx: Context, spec: MethodSpec, steps: Optional[range], plan_one)
         total.messages += [f"{recipe.qualified}:", *(f"  {line}" for line in plan.messages)]
         total.broken_between_steps += plan.broken_between_steps
     if total is None:
-        raise AlreadyApplied("already applied: " + "; ".join(applied), ctx.root / recipe.source_file)
+        raise AlreadyApplied("every method is already extracted: " + "; ".join(applied), path)
     total.messages[:0] = [f"{len(methods)} methods, moved in this order: {', '.join(methods)}",
                           *(f"skipped, {line}" for line in applied)]
     total.originals = originals
