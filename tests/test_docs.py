@@ -74,6 +74,7 @@ def test_every_relative_link_resolves():
 COMMANDS = {  # each command's page documents every option and every exit code its --help lists
     "codemods.extract_method": "extract_method.md",
     "codemods.extract_component": "extract_component.md",
+    "codemods.extract_superclass": "extract_superclass.md",
     "codemods.extract_kv_dtype": "extract_kv_dtype.md",
     "equivalence": "equivalence.md",
 }

@@ -281,6 +281,41 @@ REFUSED = [
         def m(self):
             return self.a
     """, "m", "zzz", 2, "does not set self.zzz"),
+    ("a global the state's statements set", """\
+    class Pool:
+        def __init__(self):
+            global COUNT
+            self.a = 1
+            COUNT = self.a
+            self.b = COUNT
+
+        def m(self):
+            return self.a + self.b
+    """, "m", "a,b", 5, "declares global or nonlocal elsewhere"),
+    ("**kwargs changed by the span, read after it", """\
+    class Pool:
+        def __init__(self, **kw):
+            self.a = kw.pop("a")
+            self.rest = kw
+
+        def m(self):
+            return self.a
+    """, "m", "a", 3, "may change kw"),
+    ("class keywords", """\
+    class Pool(dict, total=False):
+        def m(self):
+            return 1
+    """, "m", None, 1, "passes total=False"),
+    ("an ancestor's __init_subclass__", """\
+    class Registered:
+        def __init_subclass__(cls):
+            pass
+
+
+    class Pool(Registered):
+        def m(self):
+            return 1
+    """, "m", None, 6, "defines __init_subclass__"),
     ("the base's name taken", """\
     PoolBase = object
 

@@ -79,6 +79,7 @@ class Facts(ast.NodeVisitor):
         self.self_writes: set[str] = set()
         self.self_refs: set[str] = set()
         self.escapes: list[tuple[int, str]] = []  # (line, what): return, yield, global, locals()
+        self.declared: set[str] = set()  # global and nonlocal names
         self.depth = 0
 
     def visit_FunctionDef(self, node):
@@ -144,6 +145,8 @@ class Facts(ast.NodeVisitor):
     visit_YieldFrom = visit_Yield
 
     def visit_Global(self, node):
+        if self.depth == 0:
+            self.declared |= set(node.names)
         self.escapes.append((node.lineno, f"declares {type(node).__name__.lower()} {', '.join(node.names)}"))
 
     visit_Nonlocal = visit_Global
@@ -223,6 +226,12 @@ def split_init(source: Path, module: cst.Module, init_cst: cst.FunctionDef, init
     for at, what in inside.escapes:
         problems.append(Location(source, at, f"this statement of __init__, among those that set the state, {what}: "
                                              f"in the base's __init__ it would not do the same"))
+        ok = False
+    for name in sorted(inside.stores & (before.declared | after.declared)):
+        at = next(n.lineno for i in span for s in groups[i] for n in ast.walk(s)
+                  if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
+        problems.append(Location(source, at, f"this statement sets {name}, which __init__ declares global or "
+                                             f"nonlocal elsewhere: in the base's __init__ it would be a local"))
         ok = False
     flowing = (inside.stores & after.loads) - {self_name}
     for name in sorted(flowing):
