@@ -190,9 +190,9 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
     if kind == "component":
         from equivalence.component.check import Component, check
 
-        subject = Component(first.origin.class_name, first.attr, first.origin.rel,
-                            tuple(m.destination.name for m in group))
-        versions = [subject.load(path_root(path, first), label) for label, path in trees]
+        owner_rel, owner = first.owner or (first.origin.rel, first.origin.class_name)  # a mixin's: its user
+        subject = Component(owner, first.attr, owner_rel, tuple(m.destination.name for m in group))
+        versions = [subject.load(layout.find_root(Path(path), owner_rel).root, label) for label, path in trees]
         return check(versions, [(versions[0], versions[1])], subject, mutants).to_json()
     from equivalence.engine.check import Method, Unloaded, check
     from equivalence.engine.load.version import CouldNotImport
@@ -201,13 +201,15 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
     name = first.destination.name if first.destination.name != first.origin.name else None
     method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name, together=together)
     versions, notes = [], []
-    if NO_CALL_IN_CLASS in _located(method, path_root(trees[1][1], first)):
+    after_rel = first.owner[0] if first.owner else first.origin.rel
+    if NO_CALL_IN_CLASS in _located(_after_side(method, first), layout.find_root(Path(trees[1][1]), after_rel).root):
         method = dataclasses.replace(method, direct=True)  # the after version is driven directly: the before too
     for index, (label, path) in enumerate(trees):
-        root = path_root(path, first)
+        side = _after_side(method, first) if index else method
+        root = layout.find_root(Path(path), side.source_rel).root
         try:
             try:
-                versions.append(method.load(root, label))
+                versions.append(side.load(root, label))
             except LoadError as e:
                 if index == 0 or NO_CALL_IN_CLASS not in str(e):
                     raise
@@ -215,7 +217,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
                     written = delegation(first, root)
                 except NotMapped as why:
                     raise LoadError(f"{e} The function could not be driven from the class either: {why}") from None
-                versions.append(method.load(root, label, written.override))
+                versions.append(side.load(root, label, written.override))
                 notes.append(written.describe())
         except CouldNotImport as e:
             versions.append(Unloaded(label, str(e)))
@@ -224,6 +226,14 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
     if notes:
         report["through_callers"] = notes[0]
     return report
+
+
+def _after_side(method, move: Move):
+    """The method as the after version holds it: in the class's new file or under its new name
+    when the class moved or was renamed."""
+    if move.owner is None:
+        return method
+    return dataclasses.replace(method, source_rel=move.owner[0], class_name=move.owner[1])
 
 
 def _other_edits(report: dict) -> list[dict]:
