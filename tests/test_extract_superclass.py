@@ -379,7 +379,7 @@ def _cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 FIXTURE_ARGS = ("TwoSidedSlotPool", "sglang.srt.cache.slots.TwoSidedBase", "--methods",
                 "capacity,available,alloc,free,clear")
 SERVE = ("from sglang.srt.cache.users import serve; "
-         "print(serve([1, 2, 3, 9, 2])); print(serve([3, 1, 4], wide=True))")
+         "print(serve([1, 2, 3, 9, 2])); print(serve([3, 1, 4], 'wide')); print(serve([2, 5, 1], 'skewed'))")
 
 
 def test_the_fixture_behaves_as_before_and_a_second_run_exits_5(tmp_path):
@@ -401,6 +401,36 @@ def test_the_fixture_behaves_as_before_and_a_second_run_exits_5(tmp_path):
     assert {s.name for s in cls["TwoSidedSlotPool"].body if isinstance(s, ast.FunctionDef)} == {"_make_sizer", "stats"}
     again = _cli(str(root), *FIXTURE_ARGS)
     assert again.returncode == 5 and "already applied" in again.stderr
+
+
+def test_rebase_re_parents_a_subclass_and_the_checks_of_the_class(tmp_path):
+    root = tmp_path / "pool"
+    shutil.copytree(FIXTURE, root)
+    before = subprocess.run([sys.executable, "-c", SERVE], cwd=root, capture_output=True, text=True, check=True)
+    run = _cli(str(root), *FIXTURE_ARGS, "--rebase", "SkewedSlotPool")
+    assert run.returncode == 0, run.stderr
+    assert "step 2: Re-parent SkewedSlotPool onto TwoSidedBase" in run.stderr
+    after = subprocess.run([sys.executable, "-c", SERVE], cwd=root, capture_output=True, text=True, check=True)
+    assert after.stdout == before.stdout
+    slots = ast.parse((root / "sglang/srt/cache/slots.py").read_text())
+    bases = {s.name: [ast.unparse(b) for b in s.bases] for s in slots.body if isinstance(s, ast.ClassDef)}
+    assert bases["SkewedSlotPool"] == ["TwoSidedBase"] and bases["WideSlotPool"] == ["TwoSidedSlotPool"]
+    users = (root / "sglang/srt/cache/users.py").read_text()
+    assert "isinstance(pool, TwoSidedBase)" in users  # BASE's subclasses are TwoSidedSlotPool's old ones
+    assert "import SkewedSlotPool, TwoSidedSlotPool, TwoSidedBase, WideSlotPool" in users  # still constructed
+    again = _cli(str(root), *FIXTURE_ARGS, "--rebase", "SkewedSlotPool")
+    assert again.returncode == 5
+
+
+def test_rebase_refuses_a_subclass_that_inherits_what_the_class_keeps(tmp_path):
+    root = tmp_path / "pool"
+    shutil.copytree(FIXTURE, root)
+    run = _cli(str(root), *FIXTURE_ARGS, "--rebase", "WideSlotPool")
+    line = next(i for i, t in enumerate((root / "sglang/srt/cache/slots.py").read_text().splitlines(), 1)
+                if t.startswith("class WideSlotPool"))
+    assert run.returncode == 3
+    assert f"slots.py:{line}: WideSlotPool does not override stats" in run.stderr
+    assert "class TwoSidedBase" not in (root / "sglang/srt/cache/slots.py").read_text()
 
 
 def test_commit_makes_one_commit(tmp_path):

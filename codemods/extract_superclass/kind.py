@@ -14,7 +14,7 @@ from codemods.extract_superclass import STEPS, SuperclassSpec, plan
 from codemods.extract_superclass.spec import context_for
 
 EPILOG = """\
-step (one commit with --commit):
+steps (one commit each with --commit):
   1  extract the base: class BASE(<CLASS's bases>) in TARGET.MODULE (right above CLASS when it is
      CLASS's module) takes the members asked for (methods, properties) and, as its __init__, the
      statements of CLASS.__init__ from the first to the last that sets the state, in their order;
@@ -29,7 +29,9 @@ yield, declare global/nonlocal or read locals(); a local they bind that the rest
 a change to *args/**kwargs the rest reads; moved code using __class__ or a mangled name (__x); a
 decorated class, class keywords other than metaclass=ABCMeta, an ancestor defining
 __init_subclass__; super(CLASS, ...).X of a moved X anywhere in the checkout; BASE already bound;
-an import cycle (another module); every problem listed at once.
+an import cycle (another module); with --rebase, a member CLASS keeps that the subclass does not
+override, super() of one or super(CLASS, ...) in it, an isinstance of CLASS not imported by name;
+every problem listed at once.
 
 exit codes:
   0  success (or, with --dry-run, the diff was printed)
@@ -78,17 +80,21 @@ class ExtractSuperclass(Kind[SuperclassSpec]):
         p.add_argument("--state", type=_names, metavar="A,B,...",
                        help="the attributes the base's __init__ sets (default: those the moved members use that "
                             "CLASS.__init__ sets)")
+        p.add_argument("--rebase", type=_names, default=(), metavar="S1,S2,...",
+                       help="step 2: these subclasses of CLASS inherit from BASE instead (each must override every "
+                            "member CLASS keeps); isinstance/issubclass of CLASS across the checkout read BASE")
         p.add_argument("--all-init", action="store_true",
                        help="the base's __init__ is all of CLASS.__init__ (every attribute it sets is state; "
                             "CLASS's __init__ goes)")
         p.add_argument("--source", metavar="FILE", help="the file defining CLASS, relative to the folder holding the "
                                                         "package (default: the one file that does)")
-        self.add_steps(p, "the step to run (1); a tree that has it is already applied")
+        self.add_steps(p, "contiguous range of steps to run (default: those the tree lacks; step 2 only with "
+                          "--rebase)")
 
     def spec(self, args: argparse.Namespace) -> SuperclassSpec:
         module, cls = args.cls
         return SuperclassSpec(class_name=cls, target=args.target, methods=args.methods,
-                              state=args.state, all_init=args.all_init, source_file=args.source, class_module=module)
+                              state=args.state, rebase=args.rebase, all_init=args.all_init, source_file=args.source, class_module=module)
 
     def context(self, path: Path, spec: SuperclassSpec, *, format: bool = True) -> Context:
         return context_for(path, spec, format=format)

@@ -5,9 +5,9 @@ the step reads (`SuperclassRun`: the spec, where the files are, CLASS as the run
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Sequence
 
 import libcst as cst
 
@@ -34,6 +34,7 @@ class Reading:
     cls: ast.ClassDef
     base: Optional[ast.ClassDef]
     spec: SuperclassSpec
+    subclasses: Mapping[str, ast.ClassDef] = field(default_factory=dict)  # --rebase's, by name
 
     @property
     def applied(self) -> bool:
@@ -57,6 +58,7 @@ class SuperclassRun:
     design: Design
     originals: Mapping[Path, Optional[str]]
     render: Callable[[cst.Module], str]
+    subclasses: Sequence = ()  # steps.rebase.Sub: --rebase's
 
     @property
     def same_module(self) -> bool:

@@ -12,7 +12,7 @@ import ast
 import difflib
 import re
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from codemods.core.context import Context
 from codemods.core.errors import AlreadyApplied, BadInput, Conflicts, Location, NoSuchMethod
@@ -23,15 +23,16 @@ from codemods.core.runner import Tree, run_steps, steps_to_run
 from codemods.core.steps import Steps
 from codemods.extract_superclass import analysis
 from codemods.extract_superclass.analysis import Design
-from codemods.extract_superclass.models import Reading, SuperclassRun, defined
+from codemods.extract_superclass.models import Reading, SuperclassRun, defined, names_base
 from codemods.extract_superclass.spec import SuperclassSpec, source_file
 from codemods.extract_superclass.steps.extract import Extract
+from codemods.extract_superclass.steps.rebase import Rebase, Sub, check as check_rebase
 from codemods.syntax.nodes import binding_line, parse, top_class
 from pysource import parsing
 from pysource.classes import classes
 from pysource.modules import module_files
 
-STEPS = Steps([Extract()])
+STEPS = Steps([Extract(), Rebase()])
 
 
 def locate(ctx: Context, spec: SuperclassSpec) -> tuple[Path, Path, str]:
@@ -66,15 +67,36 @@ def steps_done(ctx: Context, spec: SuperclassSpec) -> int:
     source, target, _ = locate(ctx, spec)
     tree = _parse(ctx, source, ctx.read(source))
     target_tree = tree if target == source else _parse(ctx, target, ctx.read(target)) if target.exists() else None
-    return _reading(tree, target_tree, spec, source).applied and 1 or 0
+    return STEPS.progress(_reading(tree, target_tree, spec, source, subclasses(ctx, spec, source, ctx.read(source))))
 
 
-def _reading(tree: ast.Module, target_tree: Optional[ast.Module], spec: SuperclassSpec, source: Path) -> Reading:
+def _reading(tree: ast.Module, target_tree: Optional[ast.Module], spec: SuperclassSpec, source: Path,
+             subs: Sequence[Sub] = ()) -> Reading:
     cls = _class(tree, spec.class_name, source)
     base = None
     if target_tree is not None:
         base = next((s for s in target_tree.body if isinstance(s, ast.ClassDef) and s.name == spec.base), None)
-    return Reading(cls, base, spec)
+    return Reading(cls, base, spec, {s.name: s.node for s in subs})
+
+
+def subclasses(ctx: Context, spec: SuperclassSpec, source: Path, text: str) -> list[Sub]:
+    """--rebase's classes: top-level classes naming CLASS (or, re-parented, BASE) among their bases."""
+    out = []
+    files = {Path(ctx.checkout.path(p)) for name in (spec.class_name, spec.base)
+             for p in ctx.checkout.naming_a_base(name.encode())}
+    known = {source.resolve(): source}
+    for name in spec.rebase:
+        found = []
+        for path in sorted(files):
+            path = known.get(path.resolve(), path)
+            tree = _parse(ctx, path, text if path == source else ctx.read(path))
+            found += [Sub(name, path, c) for c in tree.body if isinstance(c, ast.ClassDef) and c.name == name
+                      and (names_base(c, spec.class_name) or names_base(c, spec.base))]
+        if len(found) != 1:
+            raise BadInput(f"--rebase {name}: {'no' if not found else len(found)} top-level class(es) {name} with "
+                           f"{spec.class_name} (or {spec.base}) among their bases in the checkout", source)
+        out += found
+    return out
 
 
 def run(ctx: Context, spec: SuperclassSpec, steps: Optional[range]) -> Plan:
@@ -85,9 +107,12 @@ def run(ctx: Context, spec: SuperclassSpec, steps: Optional[range]) -> Plan:
     tree = _parse(ctx, source, text)
     old_target = None if target == source else ctx.read(target) if target.exists() else None
     target_tree = tree if target == source else _parse(ctx, target, old_target) if old_target is not None else None
-    reading = _reading(tree, target_tree, spec, source)
+    if spec.rebase and target != source:
+        raise BadInput("--rebase: the base must be in CLASS's module (TARGET.MODULE the module of CLASS)", source)
+    subs = subclasses(ctx, spec, source, text)
+    reading = _reading(tree, target_tree, spec, source, subs)
     cls = reading.cls
-    done = 1 if reading.applied else 0
+    done = STEPS.progress(reading)
     if not done and not reading.has_members:
         names = sorted(defined(cls))
         missing = [m for m in spec.methods if m not in names]
@@ -103,15 +128,28 @@ def run(ctx: Context, spec: SuperclassSpec, steps: Optional[range]) -> Plan:
         f"{', '.join(spec.methods) if len(spec.methods) <= 6 else f'the {len(spec.methods)} members asked for'} "
         f"and {spec.class_name} inherits from it",
         source), source, cls.lineno)
+    if not spec.rebase:
+        steps = range(steps.start, min(steps.stop, 2))  # step 2 re-parents nothing
     originals = {source: text} if target == source else {source: text, target: old_target}
     plan = Plan(root=ctx.root, shape="", originals=dict(originals))
     plan.messages.append(f"found {source} ({spec.class_name} at line {cls.lineno}) in {ctx.found.how}")
     module = parse(source, text)
-    design = analyse(ctx, spec, source, source_module, text, tree, cls, module, target, old_target)
+    if done == 0:
+        design = analyse(ctx, spec, source, source_module, text, tree, cls, module, target, old_target)
+        kept = _members(cls) - set(design.moved) - ({"__init__"} if design.init is not None and design.init.whole
+                                                    else set())
+    else:
+        design = Design(tuple(spec.methods), (), None, (), frozenset(spec.methods), ())
+        kept = _members(cls)
+    if 2 in steps:
+        problems: list[Location] = []
+        check_rebase(spec.class_name, kept, subs, problems)
+        if problems:
+            raise Conflicts(problems)
     plan.shape = f"{len(design.moved)} member(s), {len(design.state)} attribute(s) of state"
     plan.messages.append(f"recognised shape: {plan.shape}")
     render = Renderer(module, text).render
-    state = SuperclassRun(ctx, spec, source, target, source_module, cls, design, dict(originals), render)
+    state = SuperclassRun(ctx, spec, source, target, source_module, cls, design, dict(originals), render, tuple(subs))
     current = {source: text} if target == source else {source: text, target: old_target}
     run_steps(STEPS, steps, state, Tree(source, module, text, current), None, plan, render)
     return plan
@@ -234,4 +272,11 @@ def _class_attrs(cls: ast.ClassDef) -> set[str]:
         for t in (s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []):
             if isinstance(t, ast.Name):
                 out.add(t.id)
+    return out
+
+
+def _members(cls: ast.ClassDef) -> set[str]:
+    """What a class body binds: its defs and class attributes."""
+    out = set(defined(cls)) | _class_attrs(cls)
+    out |= {s.name for s in cls.body if isinstance(s, ast.ClassDef)}
     return out

@@ -26,6 +26,7 @@ class SuperclassSpec:
     target: str  # TARGET.MODULE.BASE
     methods: Sequence[str]  # --methods: the members that move (methods, properties)
     state: Optional[Sequence[str]] = None  # --state: the attributes the base's __init__ sets (None: inferred)
+    rebase: Sequence[str] = ()  # --rebase: subclasses of CLASS that inherit from the base instead (step 2)
     all_init: bool = False  # --all-init: the base's __init__ is all of CLASS.__init__
     source_file: Optional[str] = None  # --source FILE (relative to the folder holding the package)
     class_module: Optional[str] = None  # MODULE of MODULE.CLASS
@@ -41,7 +42,7 @@ class SuperclassSpec:
 
 def check(spec: SuperclassSpec) -> None:
     names = [("class", spec.class_name), *(("--methods", m) for m in spec.methods),
-             *(("--state", s) for s in spec.state or ())]
+             *(("--state", s) for s in spec.state or ()), *(("--rebase", s) for s in spec.rebase)]
     for what, name in names:
         if not _IDENT.match(name):
             raise BadInput(f"{what}: {name!r} is not a Python identifier")
@@ -60,6 +61,8 @@ def check(spec: SuperclassSpec) -> None:
         raise BadInput("--state: an attribute is named twice")
     if spec.all_init and spec.state is not None:
         raise BadInput("--all-init and --state exclude each other: --all-init moves every attribute __init__ sets")
+    if spec.class_name in spec.rebase:
+        raise BadInput(f"--rebase: {spec.class_name} is the class the base comes from; name its subclasses")
     if spec.base == spec.class_name:
         raise BadInput(f"TARGET.MODULE.BASE: the base cannot be named {spec.class_name}, as the class")
     if spec.class_module is not None and not all(_IDENT.match(p) for p in spec.class_module.split(".")):
