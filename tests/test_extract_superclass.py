@@ -6,6 +6,7 @@ and --commit), every refusal with its file and line, and on 0.5.20 the base upst
 from __future__ import annotations
 
 import ast
+import dataclasses
 import shutil
 import subprocess
 import sys
@@ -474,3 +475,33 @@ def test_0_5_20_unified_swa_allocator_base_as_upstream_0_5_21(tmp_path):
     assert stubs == {"_build_swa_attn_allocator", "_wire_peers", "_compute_available_size"}
     with pytest.raises(AlreadyApplied):
         refactor(root, spec)
+    # step 2 as upstream: the tri-pool sibling on the base, the checks of the class reading it
+    rebase = dataclasses.replace(spec, rebase=("UnifiedMambaSWATokenToKVPoolAllocator",))
+    plan = refactor(root, rebase)
+    assert [s.number for s in plan.steps] == [2]
+    write_plan(plan)
+    tree = ast.parse((root / ALLOCATORS).read_text())
+    mamba = next(s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == "UnifiedMambaSWATokenToKVPoolAllocator")
+    assert [ast.unparse(b) for b in mamba.bases] == ["UnifiedSWAAllocatorBase"]
+    checks = {}
+    for rel in sorted(plan.changes):
+        text = Path(rel).read_text()
+        checks[Path(rel).relative_to(root).as_posix()] = text.count("UnifiedSWAAllocatorBase")
+    assert checks == {ALLOCATORS: checks[ALLOCATORS], "sglang/srt/mem_cache/kv_cache_configurator.py": 4,
+                      "sglang/srt/mem_cache/kv_index_translator.py": 3,
+                      "sglang/srt/mem_cache/unified_cache/components/swa.py": 2}  # each import, then each check
+    with pytest.raises(AlreadyApplied):
+        refactor(root, rebase)
+
+
+def test_the_steps_one_by_one_give_what_they_give_together(tmp_path):
+    together, apart = tmp_path / "together", tmp_path / "apart"
+    for root in (together, apart):
+        shutil.copytree(FIXTURE, root)
+    spec = SuperclassSpec("TwoSidedSlotPool", "sglang.srt.cache.slots.TwoSidedBase",
+                          ("capacity", "available", "alloc", "free", "clear"), rebase=("SkewedSlotPool",))
+    write_plan(refactor(together, spec))
+    write_plan(refactor(apart, spec, steps=range(1, 2)))
+    write_plan(refactor(apart, spec, steps=range(2, 3)))
+    for rel in ("sglang/srt/cache/slots.py", "sglang/srt/cache/users.py"):
+        assert (together / rel).read_text() == (apart / rel).read_text()

@@ -81,6 +81,8 @@ def _reading(tree: ast.Module, target_tree: Optional[ast.Module], spec: Supercla
 
 def subclasses(ctx: Context, spec: SuperclassSpec, source: Path, text: str) -> list[Sub]:
     """--rebase's classes: top-level classes naming CLASS (or, re-parented, BASE) among their bases."""
+    if not spec.rebase:
+        return []
     out = []
     files = {Path(ctx.checkout.path(p)) for name in (spec.class_name, spec.base)
              for p in ctx.checkout.naming_a_base(name.encode())}
