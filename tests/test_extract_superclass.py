@@ -317,6 +317,13 @@ REFUSED = [
         def m(self):
             return 1
     """, "m", None, 6, "defines __init_subclass__"),
+    ("a default the class body binds", """\
+    class Pool:
+        LIMIT = 4
+
+        def m(self, n=LIMIT):
+            return n
+    """, "m", None, 4, "header reads LIMIT"),
     ("the base's name taken", """\
     PoolBase = object
 
@@ -481,7 +488,8 @@ def test_0_5_20_unified_swa_allocator_base_as_upstream_0_5_21(tmp_path):
     assert [s.number for s in plan.steps] == [2]
     write_plan(plan)
     tree = ast.parse((root / ALLOCATORS).read_text())
-    mamba = next(s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == "UnifiedMambaSWATokenToKVPoolAllocator")
+    mamba = next(s for s in tree.body
+                 if isinstance(s, ast.ClassDef) and s.name == "UnifiedMambaSWATokenToKVPoolAllocator")
     assert [ast.unparse(b) for b in mamba.bases] == ["UnifiedSWAAllocatorBase"]
     checks = {}
     for rel in sorted(plan.changes):

@@ -94,7 +94,8 @@ class ExtractSuperclass(Kind[SuperclassSpec]):
     def spec(self, args: argparse.Namespace) -> SuperclassSpec:
         module, cls = args.cls
         return SuperclassSpec(class_name=cls, target=args.target, methods=args.methods,
-                              state=args.state, rebase=args.rebase, all_init=args.all_init, source_file=args.source, class_module=module)
+                              state=args.state, rebase=args.rebase, all_init=args.all_init, source_file=args.source,
+                              class_module=module)
 
     def context(self, path: Path, spec: SuperclassSpec, *, format: bool = True) -> Context:
         return context_for(path, spec, format=format)

@@ -185,6 +185,16 @@ def analyse(ctx: Context, spec: SuperclassSpec, source: Path, source_module: str
     for fn in moved_defs:
         for line, what in analysis.private_names(fn):
             problems.append(Location(source, line, f"{spec.class_name}.{fn.name} {what}"))
+    class_body = _members(cls) - set(moved)
+    for fn in moved_defs:  # what the class body evaluates: decorators, defaults (and annotations, if eager)
+        header = [*fn.decorator_list, *fn.args.defaults, *(d for d in fn.args.kw_defaults if d is not None)]
+        if not _lazy(tree):
+            header += [a.annotation for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)
+                       if a.annotation is not None] + ([fn.returns] if fn.returns is not None else [])
+        for name in sorted({n.id for h in header for n in ast.walk(h) if isinstance(n, ast.Name)} & class_body):
+            problems.append(Location(source, fn.lineno, f"{spec.class_name}.{fn.name}'s header reads {name}, which "
+                                                        f"{spec.class_name}'s body binds and keeps: {spec.base}'s "
+                                                        f"body would not have it"))
     refs: set[str] = set()
     for fn in moved_defs:
         me = analysis.first_param(fn)
@@ -282,3 +292,10 @@ def _members(cls: ast.ClassDef) -> set[str]:
     out = set(defined(cls)) | _class_attrs(cls)
     out |= {s.name for s in cls.body if isinstance(s, ast.ClassDef)}
     return out
+
+
+def _lazy(tree: ast.Module) -> bool:
+    """`from __future__ import annotations`: annotations are not evaluated."""
+    return any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations"
+                                                                                  for a in s.names)
+               for s in tree.body)
