@@ -194,3 +194,160 @@ def test_a_short_body_needs_more_than_a_look_alike(tmp_path):
         """}
     assert _moves(tmp_path / "2", with_a_caller, calls) == {
         "Session.release": ("function, callers rewritten", "sglang.srt.b.release_node", False, None)}
+
+
+def test_a_body_merged_into_a_function_that_existed_is_found_through_the_delegation(tmp_path):
+    before = {"sglang/srt/a.py": f"""
+        from sglang.srt.lora import manager
+
+
+        class Runner:
+            def load_adapter(self, items):{_at(BODY)}
+        """, "sglang/srt/lora/__init__.py": "", "sglang/srt/lora/manager.py": """
+        def load_adapter(runner, items):
+            return None
+        """}
+    after = {"sglang/srt/a.py": """
+        from sglang.srt.lora import manager
+
+
+        class Runner:
+            def load_adapter(self, items):
+                return manager.load_adapter(self, items)
+        """, "sglang/srt/lora/__init__.py": "", "sglang/srt/lora/manager.py": f"""
+        def load_adapter(self, items):{_at(BODY, 12)}
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Runner.load_adapter": ("function", "sglang.srt.lora.manager.load_adapter", True, None)}
+
+
+def test_a_method_that_now_calls_a_new_function_with_many_arguments_left_its_body_there(tmp_path):
+    # not a thin delegation, not shorter: the call spreads its arguments over many lines
+    before = {"sglang/srt/a.py": f"""
+        class Worker:
+            def make_input(self, items):{_at(BODY)}
+        """}
+    after = {"sglang/srt/a.py": f"""
+        def make_input(items, scale, offset):{_at(BODY.replace("self.", ""), 12)}
+
+        class Worker:
+            def make_input(self, items):
+                return make_input(
+                    items,
+                    scale=self.scale,
+                    offset=self.offset,
+                )
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Worker.make_input": ("function", "sglang.srt.a.make_input", True, None)}
+
+
+def test_a_call_the_method_made_before_is_no_delegation_to_it(tmp_path):
+    # forward called self.backend.forward before too: that call does not tie forward to a new
+    # Backend.forward (only the holder's call does, at a higher bar than a delegation's)
+    body = _at(BODY + "self.backend.forward(items)\n")
+    before = {"sglang/srt/a.py": f"""
+        class Hybrid:
+            def forward(self, items):{body}
+        """}
+    after = {"sglang/srt/a.py": f"""
+        class Backend:
+            def forward(self, items):{_at(BODY)}
+
+        class Hybrid:
+            def forward(self, items):
+                self.backend.forward(items)
+                return 0
+        """}
+    (move,) = find_moves(_tree(tmp_path / "before", before), _tree(tmp_path / "after", after))
+    assert (move.source, move.evidence) == ("Hybrid.forward", "the class calls it on self.backend")
+
+
+def test_a_mixin_user_in_another_file_that_only_dropped_the_base(tmp_path):
+    mixin = f"""
+        class EventsMixin:
+            def record_event(self, items):{_at(BODY)}
+        """
+    before = {"sglang/srt/events.py": mixin, "sglang/srt/cache.py": """
+        from sglang.srt.events import EventsMixin
+
+
+        class Cache(EventsMixin):
+            def insert(self, items):
+                return self.record_event(items)
+        """}
+    after = {"sglang/srt/events.py": f"""
+        class EventRecorder:
+            def record(self, items):{_at(BODY)}
+        """, "sglang/srt/cache.py": """
+        from sglang.srt.events import EventRecorder
+
+
+        class Cache:
+            def insert(self, items):
+                return self.events.record(items)
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "EventsMixin.record_event": ("component", "Cache.events.record", False, "Cache (sglang/srt/cache.py)")}
+
+
+def test_a_class_moved_file_with_most_methods_given_to_a_component(tmp_path):
+    methods = "".join(f"""
+            def step_{i}(self, items):{_at(BODY.replace("index *", f"index * {i} *"))}""" for i in range(4))
+    before = {"sglang/srt/encode_server.py": f"""
+        class Encoder:{methods}
+
+            def serve(self):
+                return self.step_0([])
+        """}
+    after = {"sglang/srt/encoder/__init__.py": "", "sglang/srt/encoder/preprocessor.py": f"""
+        class Preprocessor:{methods}
+        """, "sglang/srt/encoder/server.py": """
+        from sglang.srt.encoder.preprocessor import Preprocessor
+
+
+        class Encoder:
+            def __init__(self):
+                self.pre = Preprocessor()
+
+            def serve(self):
+                return self.pre.step_0([])
+        """}
+    found = _moves(tmp_path, before, after)
+    assert found == {f"Encoder.step_{i}": ("component", f"Encoder.pre.step_{i}", False,
+                                           "Encoder (sglang/srt/encoder/server.py)") for i in range(4)}
+
+
+def test_a_move_out_of_a_class_that_moved_file_is_checked_where_each_version_has_the_class(tmp_path):
+    from equivalence.cli import main
+    import json
+
+    before = {"sglang/srt/old_home.py": f"""
+        class Loader:
+            def __init__(self, scale, offset):
+                self.scale, self.offset = scale, offset
+
+            def total(self, items):
+                return self.weigh(items) + 1
+
+            def weigh(self, items):{_at(BODY)}
+        """}
+    after = {"sglang/srt/loading/__init__.py": "", "sglang/srt/loading/loader.py": """
+        from sglang.srt.loading.weights import weigh
+
+
+        class Loader:
+            def __init__(self, scale, offset):
+                self.scale, self.offset = scale, offset
+
+            def total(self, items):
+                return weigh(self, items) + 1
+        """, "sglang/srt/loading/weights.py": f"""
+        def weigh(loader, items):{_at(BODY.replace("self.", "loader."), 12)}
+        """}
+    out = tmp_path / "r.json"
+    code = main([str(_tree(tmp_path / "b", before)), str(_tree(tmp_path / "a", after)), "--json", str(out)])
+    report = json.loads(out.read_text())
+    (move,) = report["moves"]
+    assert (code, move["from"], move["verdict"], move["class_now"]) == (
+        0, "Loader.weigh", "equivalent", "Loader (sglang/srt/loading/loader.py)")

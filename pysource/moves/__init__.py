@@ -24,7 +24,7 @@ import ast
 import collections
 from pathlib import Path
 
-from pysource.moves.bodies import called, delegates, tokens
+from pysource.moves.bodies import called, delegates, similarity, tokens
 from pysource.moves.classes import Owner, OwnerCode, called_names, follow, methods, read_owner
 from pysource.moves.matching import MIN_TOKENS, Candidates, Match, Tie
 from pysource.moves.model import Definition, Move
@@ -45,7 +45,10 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
     for key, owner in owners.items():
         if owner.key and owner.key != key:  # the class moved or was renamed: its methods went with it
             existed |= {(*owner.key, name) for name in methods(old_classes[key])}
-    candidates = Candidates([d for d in new_defs if (d.rel, d.class_name, d.name) not in existed])
+    before_nodes = {(d.rel, d.class_name, d.name): d.node for d in old_defs}
+    grown = [d for d in new_defs if (d.rel, d.class_name, d.name) in before_nodes
+             and _lines(d.node) > _lines(before_nodes[(d.rel, d.class_name, d.name)])]
+    candidates = Candidates([d for d in new_defs if (d.rel, d.class_name, d.name) not in existed], grown)
     after_methods = {(d.rel, d.class_name, d.name): d for d in new_defs if d.class_name}
     codes: dict[ClassKey, OwnerCode] = {}
 
@@ -58,7 +61,7 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         """The origin, its owner, what is left of it in the class and its tokens: None when it stays."""
         owner = owners[(origin.rel, origin.class_name)]
         kept = after_methods.get((*owner.key, origin.name)) if owner.key else None
-        if kept is not None and not _left_behind(origin, kept):
+        if kept is not None and not _left_behind(origin, kept, candidates.names):
             return None
         origin_tokens = tokens(origin.node)
         return (origin, owner, kept, origin_tokens) if len(origin_tokens) >= MIN_TOKENS else None
@@ -71,11 +74,15 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         if merged:
             newly |= merged.called - called_names(old_classes[key]) - frozenset().union(
                 *(called_names(old_classes[h]) for h in owner.holders if h in old_classes))
-        tie = Tie(called(kept.node) if kept else {}, kept is not None and delegates(kept.node), merged, newly)
+        delegation = kept is not None and delegates(kept.node)
+        kept_similarity = similarity(tokens(kept.node), origin_tokens) if kept and not delegation else 0.0
+        kept_calls = {k: v for k, v in called(kept.node).items() if k not in called(origin.node)} if kept else {}
+        tie = Tie(kept_calls, delegation, merged, newly, kept_similarity)  # what it calls and did not before
         matches = candidates.matches(origin, origin_tokens, tie)
-        if kept is None and owner.key and matches and _in(matches[0].destination, owner.key):
-            return None  # renamed in place: the best match is a new method of its own class
+        own = [m.similarity for m in matches if owner.key and _in(m.destination, owner.key)]
         matches = [m for m in matches if not (owner.key and _in(m.destination, owner.key))]
+        if kept is None and own and matches and max(own) >= matches[0].similarity:
+            return None  # renamed in place: a new method of its own class is as like it as anything
         return (origin, owner, kept, matches) if matches else None
 
     gone = [g for g in map(left, (d for d in old_defs if d.class_name)) if g]
@@ -132,17 +139,24 @@ def _self_called(node) -> set[str]:
             and isinstance(c.func.value, ast.Name) and c.func.value.id == me}
 
 
-def _left_behind(origin: Definition, kept: Definition) -> bool:
-    """Whether the method kept may be what is left of one that moved: a delegation, or a body
-    shrunk to at most half (checked by lines first: most methods kept did not shrink)."""
+def _left_behind(origin: Definition, kept: Definition, new_names: frozenset[str]) -> bool:
+    """Whether the method kept may be what is left of one that moved: a delegation, a body
+    shrunk to at most half, or a changed body calling a new definition (lines first: most
+    methods kept did not change length)."""
     if delegates(origin.node):
         return False  # it delegated already: what it calls moved, if anything
     if delegates(kept.node):
         return True
-    lines = lambda n: n.end_lineno - n.lineno + 1
-    if lines(kept.node) > 0.8 * lines(origin.node):
+    if _lines(kept.node) == _lines(origin.node):
         return False
-    return len(tokens(kept.node)) <= THINNED * len(tokens(origin.node))
+    if _lines(kept.node) <= 0.8 * _lines(origin.node) \
+            and len(tokens(kept.node)) <= THINNED * len(tokens(origin.node)):
+        return True
+    return any(name in new_names for name, _ in called(kept.node))
+
+
+def _lines(node) -> int:
+    return node.end_lineno - node.lineno + 1
 
 
 def _merged(holders: list[OwnerCode]) -> OwnerCode | None:

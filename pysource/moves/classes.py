@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pysource.moves.versions import ClassKey
 
-KEPT_NAMES = 0.5  # a class found elsewhere under its name: at least this share of its method names
+KEPT_NAMES = 0.5  # a class found in several places under its name: at least this share of its method names
 RENAMED_NAMES = 0.6  # ... under another name
 RENAMED_LEAST = 3
 
@@ -72,7 +72,8 @@ def methods(node: ast.ClassDef) -> set[str]:
 def _moved(node, keys: list[ClassKey], arrived) -> ClassKey | None:
     mine = methods(node)
     scored = [(len(mine & methods(arrived[k])), k) for k in keys]
-    scored = [s for s in scored if not mine or s[0] >= KEPT_NAMES * len(mine)]
+    if len(scored) > 1:  # several arrived under its name: the one keeping its methods
+        scored = [s for s in scored if not mine or s[0] >= KEPT_NAMES * len(mine)]
     return max(scored)[1] if scored else None
 
 

@@ -17,7 +17,8 @@ SIMILAR_SAME_NAME = 0.45  # ... named as the method was
 OTHER_CLASS = 0.75  # a method of a class the owner does not hold: only a near copy counts
 TIED = 0.45  # a function the class now calls, or a method of a component it holds
 DELEGATED = 0.3  # what the method left behind, a delegation, calls
-THINNED = 0.45  # what the method left behind, shrunk to at most half, calls
+THINNED = 0.45  # what the method left behind, shrunk to at most half or calling something new, calls
+HELD_CALL = 0.6  # a method of some class the owner now calls on one of its attributes
 SHORT = 30  # a body this short counts as moved only when more than its text ties it
 MIN_TOKENS = 12  # a body this short (`return self.x`) matches too much to count at all
 NEAREST = 8  # candidates compared token by token: those sharing the most rare tokens
@@ -37,9 +38,10 @@ class Tie:
     calls name, the owners' code after, the functions the class did not call before."""
 
     kept_calls: dict[tuple[str, bool], str | None]  # empty when the method is gone
-    delegation: bool  # the method left behind is a thin delegation (else shrunk, or gone)
+    delegation: bool  # the method left behind is a thin delegation (else shrunk, calling something new, or gone)
     owner: OwnerCode | None
     newly_called: frozenset[str]  # by the class, or by the methods that called it, where they are now
+    kept_similarity: float = 0.0  # the method left behind against the old body: a destination must beat it
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,15 @@ class Match:
 
 
 class Candidates:
-    def __init__(self, definitions: list[Definition]):
+    """The new definitions, and those that existed and grew (`grown`: a body merged into them),
+    the latter reached only by name from a delegation or a rewired call."""
+
+    def __init__(self, definitions: list[Definition], grown: list[Definition] = ()):
         self.items = [Candidate(d, t, set(t)) for d in definitions for t in [tokens(d.node)]]
+        self._grown = collections.defaultdict(list)
+        for d in grown:
+            self._grown[d.name].append(d)
+        self.names = frozenset(d.name for d in definitions) | frozenset(self._grown)
         self._index = collections.defaultdict(list)
         for i, c in enumerate(self.items):
             for token in c.bag:
@@ -67,6 +76,7 @@ class Candidates:
         self._by_name = collections.defaultdict(list)
         for i, c in enumerate(self.items):
             self._by_name[c.definition.name.lstrip("_")].append(i)
+        self._first_grown = len(self.items)
 
     def matches(self, origin: Definition, origin_tokens: list[str], tie: Tie) -> list[Match]:
         """The candidates alike enough to `origin`, best first."""
@@ -76,6 +86,8 @@ class Candidates:
         near = sorted(picked, key=lambda i: -len(bag & self.items[i].bag) / len(bag | self.items[i].bag))[:NEAREST]
         named = {i for (name, top) in tie.kept_calls for i in self._by_name.get(name.lstrip("_"), ())
                  if self.items[i].definition.name == name and (self.items[i].definition.class_name is None) == top}
+        named |= self._reach_grown({n for n, _ in tie.kept_calls})
+        self._reach_grown(tie.newly_called)
         near = set(near) | named | set(self._by_name.get(origin.name.lstrip("_"), ()))
         near |= {i for name in tie.newly_called for i in self._by_name.get(name.lstrip("_"), ())
                      if self.items[i].definition.name == name}
@@ -84,26 +96,45 @@ class Candidates:
             c = self.items[i]
             if tie.kept_calls and not tie.delegation and i not in named:
                 continue  # a method kept, shrunk but not to a delegation: only what it calls
-            need, evidence = _need(origin, c.definition, tie, i in named)
+            need, evidence = _need(origin, c.definition, tie, i in named, len(origin_tokens) < SHORT)
             if evidence is None and (len(origin_tokens) < SHORT or len(c.tokens) < MIN_TOKENS
                                      or not (len(origin_tokens) <= 3 * len(c.tokens) <= 9 * len(origin_tokens))):
                 continue
             s = similarity(origin_tokens, c.tokens)
-            if s >= need:
+            if s >= need and (i not in named or s >= 2 * tie.kept_similarity):  # the body is there, not kept
                 out.append(Match(c.definition, s, evidence or "similar body", evidence is not None, i in named))
         return sorted(out, key=lambda m: -m.score)
 
 
-def _need(origin: Definition, d: Definition, tie: Tie, named: bool) -> tuple[float, str | None]:
+    def _reach_grown(self, names) -> set[int]:
+        """The grown definitions of these names, added to the items (once): their indices."""
+        out = set()
+        for name in names:
+            for d in self._grown.pop(name, ()):
+                t = tokens(d.node)
+                self.items.append(Candidate(d, t, set(t)))
+                self._by_name[d.name.lstrip("_")].append(len(self.items) - 1)
+                out.add(len(self.items) - 1)
+        for name in names:
+            out |= {i for i in self._by_name.get(name.lstrip("_"), ()) if self.items[i].definition.name == name
+                    and i >= self._first_grown}
+        return out
+
+
+def _need(origin: Definition, d: Definition, tie: Tie, named: bool, short: bool) -> tuple[float, str | None]:
     same_name = d.name.lstrip("_") == origin.name.lstrip("_")
     if named:
-        return (DELEGATED if tie.delegation else THINNED), "the method left behind calls it"
+        return (DELEGATED if tie.delegation and not short else THINNED), "the method left behind calls it"
     if d.class_name is None:
         if d.name in tie.newly_called:
             return TIED, "calls rewired to it"
-        return (SIMILAR_SAME_NAME if same_name else SIMILAR), None
+        if same_name:
+            return (SIMILAR if short else SIMILAR_SAME_NAME), "same name"
+        return SIMILAR, None
     if tie.owner and d.class_name in tie.owner.held:
         return min(TIED, SIMILAR_SAME_NAME), f"the class holds a {d.class_name} (self.{tie.owner.held[d.class_name]})"
+    if d.class_name in tie.newly_called:
+        return TIED, f"the class now builds a {d.class_name}"
     if tie.owner and d.name in tie.owner.held_calls:
-        return TIED, f"the class calls it on self.{tie.owner.held_calls[d.name]}"
+        return HELD_CALL, f"the class calls it on self.{tie.owner.held_calls[d.name]}"
     return OTHER_CLASS, None

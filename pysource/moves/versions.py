@@ -40,8 +40,8 @@ SHRUNK = 0.8  # a definition this much shorter (in lines) may have left a delega
 
 
 def changed_versions(before: Path, after: Path, package: str) -> tuple[Version, Version]:
-    """Parsed: an old file where a definition or class went or a definition shrank, a new file
-    where one arrived, or whose old file is parsed (read off the text: most changed files only
+    """Parsed: an old file where a definition or class went or a definition shrank or grew, a new
+    file where one arrived or grew, or whose old file is parsed (read off the text: most changed files only
     change inside bodies that stay)."""
     old, new = Version(before), Version(after)
     for rel in _changed_files(before, after, package):
@@ -50,16 +50,19 @@ def changed_versions(before: Path, after: Path, package: str) -> tuple[Version, 
         lost = any(k not in now or now[k] < SHRUNK * n for k, n in was.items())
         if a is not None and lost:
             _add(old, rel, a)
-        if b is not None and (lost or any(k not in was for k in now)):
+        grew = any(k in was and n > was[k] for k, n in now.items())  # a body merged into one that existed
+        if a is not None and grew and not lost:
+            _add(old, rel, a)
+        if b is not None and (lost or grew or any(k not in was for k in now)):
             _add(new, rel, b)
     return old, new
 
 
-_HEADER = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
+_HEADER = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)([^\n]*)", re.MULTILINE)
 
 
 def _outline(text: str | None) -> dict[tuple, int]:
-    """(enclosing headers, def or class, name, occurrence) -> its lines up to the next header."""
+    """(enclosing headers, def or class, name, a class's bases, occurrence) -> its lines up to the next header."""
     if text is None:
         return {}
     out, seen = {}, collections.Counter()
@@ -69,7 +72,8 @@ def _outline(text: str | None) -> dict[tuple, int]:
         indent = len(h.group(1))
         while enclosing and enclosing[-1][0] >= indent:
             enclosing.pop()
-        key = (tuple(n for _, n in enclosing), h.group(2), h.group(3))
+        bases = h.group(4).strip() if h.group(2) == "class" else ""  # a class that changed bases: both sides read
+        key = (tuple(n for _, n in enclosing), h.group(2), h.group(3), bases)
         enclosing.append((indent, h.group(3)))
         seen[key] += 1
         end = following.start() if following else len(text)
