@@ -146,3 +146,14 @@ def test_a_hand_made_extraction_committed_in_git_is_found_and_checked(tmp_path):
     report = json.loads(out.read_text())
     assert (code, report["verdict"]) == (0, "equivalent")
     assert len(report["moves"]) == 5 and report["revisions"]["checked"][0]["subject"] == "Move Engine's helpers out"
+
+
+def test_an_edit_at_a_call_site_is_listed_apart_from_the_move(tmp_path):
+    after = _edited(tmp_path, "after", "sglang/srt/engine.py", "return align_tokens(n, self.tp_size",
+                    "return align_tokens(n + 1, self.tp_size")
+    code, report, md = _run(tmp_path, after)
+    move = next(m for m in report["moves"] if m["from"] == "Engine.align_tokens")
+    assert move["verdict"] == "divergent"  # the call passes another value: the check runs through it
+    (edit,) = [e for e in move["other_edits"] if "arguments changed" in e["what"]]
+    assert (edit["file"], edit["before"]) == ("sglang/srt/engine.py", "sglang/srt/engine.py:12")
+    assert "(n) -> (n + 1)" in edit["what"] and "arguments changed in Engine.run" in md

@@ -351,3 +351,35 @@ def test_a_move_out_of_a_class_that_moved_file_is_checked_where_each_version_has
     (move,) = report["moves"]
     assert (code, move["from"], move["verdict"], move["class_now"]) == (
         0, "Loader.weigh", "equivalent", "Loader (sglang/srt/loading/loader.py)")
+
+
+def test_the_edits_at_the_call_sites_are_named_apart(tmp_path):
+    before = {"sglang/srt/a.py": f"""
+        class Runner:
+            def initialize(self, items):
+                self.ready = True
+                return self.weigh(items)
+
+            def report(self, items):
+                return self.weigh(items[1:])
+
+            def weigh(self, items):{_at(BODY)}
+        """}
+    after = {"sglang/srt/a.py": f"""
+        def weigh(runner, items):{_at(BODY.replace("self.", "runner."), 12)}
+
+        class Runner:
+            def initialize(self, items):
+                self.ready = True
+                return self.init_weights(items)
+
+            def init_weights(self, items):
+                return weigh(self, items)
+
+            def report(self, items):
+                return weigh(self, items[2:])
+        """}
+    (move,) = find_moves(_tree(tmp_path / "before", before), _tree(tmp_path / "after", after))
+    assert [(e.file, e.line, e.before, e.what) for e in move.call_edits] == [
+        ("sglang/srt/a.py", 17, "sglang/srt/a.py:5", "call site moved: from Runner.initialize to Runner.init_weights"),
+        ("sglang/srt/a.py", 20, "sglang/srt/a.py:8", "arguments changed in Runner.report: (items[1:]) -> (items[2:])")]

@@ -118,7 +118,7 @@ class MovesSubject(Subject):
                 for method, _ in together:
                     within[method] = (first.source, report["verdict"])
                 checks.append({"moves": [e["from"] for e in entries], "kind": CHECKED[first.kind], "report": report})
-                edits = _other_edits(report)
+                edits = _other_edits(report) + [e.to_json() for m in group for e in m.call_edits]
                 for entry in entries:
                     listed.append({**entry, "other_edits": edits, "verdict": report["verdict"],
                                    "verdict_line": report.get("verdict_line", report["verdict"]),

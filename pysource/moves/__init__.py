@@ -24,6 +24,7 @@ import ast
 import collections
 from pathlib import Path
 
+from pysource.moves.call_sites import call_edits
 from pysource.moves.bodies import called, delegates, similarity, tokens
 from pysource.moves.classes import Owner, OwnerCode, called_names, follow, methods, read_owner
 from pysource.moves.matching import MIN_TOKENS, Candidates, Match, Tie
@@ -107,8 +108,10 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         kind, attr = _kind(match.destination, owner, kept, new_classes, code)
         here = (origin.rel, origin.class_name)
         elsewhere = owner.holders[0] if owner.holders and owner.holders[0] != here else None
+        edits = call_edits(origin, old_classes[here], new_classes[owner.key], owner.key[0], match.destination,
+                           attr if kind == "component" else None, kept is not None) if owner.key else ()
         moves.append(Move(kind, origin, match.destination, match.similarity, kept is not None, attr, elsewhere,
-                          match.evidence))
+                          match.evidence, edits))
     moves.sort(key=lambda m: (m.origin.rel, m.origin.node.lineno))
     return _without_renamed_classes(moves, owners, old_classes)
 

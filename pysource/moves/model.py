@@ -40,6 +40,7 @@ class Move:
     attr: str | None = None  # a component's: the attribute of the owner that holds it
     owner: tuple[str, str] | None = None  # (file, class) of the owner after, when not the origin's own
     evidence: str = "similar body"  # what, beside the body, ties the method to its destination
+    call_edits: tuple = ()  # call_sites.CallEdit: what changed at its call sites in the class
 
     @property
     def source(self) -> str:
@@ -57,4 +58,5 @@ class Move:
                "wrapper": self.wrapper, "similarity": round(self.similarity, 2), "evidence": self.evidence}
         if self.owner:
             out["class_now"] = f"{self.owner[1]} ({self.owner[0]})"
+        out["call_edits"] = [e.to_json() for e in self.call_edits]
         return out
