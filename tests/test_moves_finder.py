@@ -243,8 +243,8 @@ def test_a_method_that_now_calls_a_new_function_with_many_arguments_left_its_bod
 
 
 def test_a_call_the_method_made_before_is_no_delegation_to_it(tmp_path):
-    # forward called self.backend.forward before too: that call does not tie forward to a new
-    # Backend.forward (only the holder's call does, at a higher bar than a delegation's)
+    # forward called self.backend.forward before too, and keeps a guard: that call does not tie
+    # it to a new Backend.forward (only the holder's call does, at a higher bar)
     body = _at(BODY + "self.backend.forward(items)\n")
     before = {"sglang/srt/a.py": f"""
         class Hybrid:
@@ -256,6 +256,8 @@ def test_a_call_the_method_made_before_is_no_delegation_to_it(tmp_path):
 
         class Hybrid:
             def forward(self, items):
+                if not items:
+                    return 0
                 self.backend.forward(items)
                 return 0
         """}
@@ -383,3 +385,27 @@ def test_the_edits_at_the_call_sites_are_named_apart(tmp_path):
     assert [(e.file, e.line, e.before, e.what) for e in move.call_edits] == [
         ("sglang/srt/a.py", 17, "sglang/srt/a.py:5", "call site moved: from Runner.initialize to Runner.init_weights"),
         ("sglang/srt/a.py", 20, "sglang/srt/a.py:8", "arguments changed in Runner.report: (items[1:]) -> (items[2:])")]
+
+
+def test_a_short_body_rewritten_around_its_old_tokens_under_its_name(tmp_path):
+    # every old token is still there, in order, but wrapped in new calls: too little alike by
+    # difflib's ratio alone, enough with the name kept and the old body covered
+    before = {"sglang/srt/args.py": """
+        class Args:
+            def _handle_hpu(self):
+                if self.device == "hpu":
+                    self.attention_backend = "torch_native"
+                    self.sampling_backend = "pytorch"
+        """}
+    after = {"sglang/srt/args.py": """
+        class Args:
+            pass
+        """, "sglang/srt/hooks.py": """
+        def handle_hpu(args):
+            cfg = resolving_view(args)
+            if cfg.device == "hpu":
+                declare(args, "_handle_hpu", attention_backend="torch_native")
+                declare(args, "_handle_hpu", sampling_backend="pytorch")
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Args._handle_hpu": ("function, callers rewritten", "sglang.srt.hooks.handle_hpu", False, None)}

@@ -77,8 +77,10 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
                 *(called_names(old_classes[h]) for h in owner.holders if h in old_classes))
         delegation = kept is not None and delegates(kept.node)
         kept_similarity = similarity(tokens(kept.node), origin_tokens) if kept and not delegation else 0.0
-        kept_calls = {k: v for k, v in called(kept.node).items() if k not in called(origin.node)} if kept else {}
-        tie = Tie(kept_calls, delegation, merged, newly, kept_similarity)  # what it calls and did not before
+        kept_calls = called(kept.node) if kept else {}
+        if kept and not delegation:  # a call it made before ties nothing: only a thin delegation's does
+            kept_calls = {k: v for k, v in kept_calls.items() if k not in called(origin.node)}
+        tie = Tie(kept_calls, delegation, merged, newly, kept_similarity)
         matches = candidates.matches(origin, origin_tokens, tie)
         own = [m.similarity for m in matches if owner.key and _in(m.destination, owner.key)]
         matches = [m for m in matches if not (owner.key and _in(m.destination, owner.key))]

@@ -35,6 +35,13 @@ def similarity(a: list[str], b: list[str]) -> float:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
+def similarity_and_coverage(a: list[str], b: list[str]) -> tuple[float, float]:
+    """difflib's ratio, and the share of `a` found in order in `b` (a body rewritten around the
+    old one: `x = v` becoming `declare(cfg, x=v)` keeps every old token)."""
+    matched = sum(block.size for block in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+    return 2 * matched / (len(a) + len(b)) if a or b else 1.0, matched / len(a) if a else 1.0
+
+
 def delegates(node) -> bool:
     """A thin delegation: a few statements, no control flow, one call handing on the parameters."""
     statements = body(node)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass
 
-from pysource.moves.bodies import similarity, tokens
+from pysource.moves.bodies import similarity_and_coverage, tokens
 from pysource.moves.classes import OwnerCode
 from pysource.moves.model import Definition
 
@@ -23,6 +23,7 @@ SHORT = 30  # a body this short counts as moved only when more than its text tie
 MIN_TOKENS = 12  # a body this short (`return self.x`) matches too much to count at all
 NEAREST = 8  # candidates compared token by token: those sharing the most rare tokens
 RARE = 0.05  # a token in more than this share of the candidates does not pick any
+COVERED = 0.85  # ... or, when something ties them, this share of the old body found in order in the new
 
 
 @dataclass
@@ -100,8 +101,10 @@ class Candidates:
             if evidence is None and (len(origin_tokens) < SHORT or len(c.tokens) < MIN_TOKENS
                                      or not (len(origin_tokens) <= 3 * len(c.tokens) <= 9 * len(origin_tokens))):
                 continue
-            s = similarity(origin_tokens, c.tokens)
-            if s >= need and (i not in named or s >= 2 * tie.kept_similarity):  # the body is there, not kept
+            s, covered = similarity_and_coverage(origin_tokens, c.tokens)
+            alike = s >= need or (evidence is not None and covered >= COVERED and len(c.tokens) <= 3 * len(origin_tokens))
+            same_name = c.definition.name.lstrip("_") == origin.name.lstrip("_")
+            if alike and (i not in named or same_name or s >= 2 * tie.kept_similarity):  # the body is there, not kept
                 out.append(Match(c.definition, s, evidence or "similar body", evidence is not None, i in named))
         return sorted(out, key=lambda m: -m.score)
 
