@@ -80,7 +80,7 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         kept_calls = called(kept.node) if kept else {}
         if kept and not delegation:  # a call it made before ties nothing: only a thin delegation's does
             kept_calls = {k: v for k, v in kept_calls.items() if k not in called(origin.node)}
-        tie = Tie(kept_calls, delegation, merged, newly, kept_similarity)
+        tie = Tie(kept_calls, kept is not None, delegation, merged, newly, kept_similarity)
         matches = candidates.matches(origin, origin_tokens, tie)
         own = [m.similarity for m in matches if owner.key and _in(m.destination, owner.key)]
         matches = [m for m in matches if not (owner.key and _in(m.destination, owner.key))]

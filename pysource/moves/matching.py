@@ -23,7 +23,13 @@ SHORT = 30  # a body this short counts as moved only when more than its text tie
 MIN_TOKENS = 12  # a body this short (`return self.x`) matches too much to count at all
 NEAREST = 8  # candidates compared token by token: those sharing the most rare tokens
 RARE = 0.05  # a token in more than this share of the candidates does not pick any
-COVERED = 0.85  # ... or, when something ties them, this share of the old body found in order in the new
+COVERED = 0.85  # ... or, when a name ties them, this share of the old body found in order in the new
+
+
+LEFT_CALLS = "the method left behind calls it"
+REWIRED = "calls rewired to it"
+SAME_NAME = "same name"
+NAMING = {LEFT_CALLS, REWIRED, SAME_NAME}  # ties that name the destination, not only its class
 
 
 @dataclass
@@ -39,6 +45,7 @@ class Tie:
     calls name, the owners' code after, the functions the class did not call before."""
 
     kept_calls: dict[tuple[str, bool], str | None]  # empty when the method is gone
+    kept: bool  # the class still defines the method
     delegation: bool  # the method left behind is a thin delegation (else shrunk, calling something new, or gone)
     owner: OwnerCode | None
     newly_called: frozenset[str]  # by the class, or by the methods that called it, where they are now
@@ -95,14 +102,14 @@ class Candidates:
         out = []
         for i in near:
             c = self.items[i]
-            if tie.kept_calls and not tie.delegation and i not in named:
-                continue  # a method kept, shrunk but not to a delegation: only what it calls
+            if tie.kept and not tie.delegation and i not in named:
+                continue  # a method kept, not as a thin delegation: only what it newly calls
             need, evidence = _need(origin, c.definition, tie, i in named, len(origin_tokens) < SHORT)
             if evidence is None and (len(origin_tokens) < SHORT or len(c.tokens) < MIN_TOKENS
                                      or not (len(origin_tokens) <= 3 * len(c.tokens) <= 9 * len(origin_tokens))):
                 continue
             s, covered = similarity_and_coverage(origin_tokens, c.tokens)
-            alike = s >= need or (evidence is not None and covered >= COVERED and len(c.tokens) <= 3 * len(origin_tokens))
+            alike = s >= need or (evidence in NAMING and covered >= COVERED and len(c.tokens) <= 3 * len(origin_tokens))
             same_name = c.definition.name.lstrip("_") == origin.name.lstrip("_")
             if alike and (i not in named or same_name or s >= 2 * tie.kept_similarity):  # the body is there, not kept
                 out.append(Match(c.definition, s, evidence or "similar body", evidence is not None, i in named))
@@ -127,13 +134,15 @@ class Candidates:
 def _need(origin: Definition, d: Definition, tie: Tie, named: bool, short: bool) -> tuple[float, str | None]:
     same_name = d.name.lstrip("_") == origin.name.lstrip("_")
     if named:
-        return (DELEGATED if tie.delegation and not short else THINNED), "the method left behind calls it"
+        return (DELEGATED if tie.delegation and not short else THINNED), LEFT_CALLS
     if d.class_name is None:
         if d.name in tie.newly_called:
-            return TIED, "calls rewired to it"
+            return TIED, REWIRED
         if same_name:
-            return (SIMILAR if short else SIMILAR_SAME_NAME), "same name"
+            return (SIMILAR if short else SIMILAR_SAME_NAME), SAME_NAME
         return SIMILAR, None
+    if d.name.startswith("__"):
+        return OTHER_CLASS, None  # every class has an `__init__`: holding one ties none of them
     if tie.owner and d.class_name in tie.owner.held:
         return min(TIED, SIMILAR_SAME_NAME), f"the class holds a {d.class_name} (self.{tie.owner.held[d.class_name]})"
     if d.class_name in tie.newly_called:
