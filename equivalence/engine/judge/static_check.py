@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pysource.modules import import_bindings, source_segment
-from pysource.names import child_blocks
+from pysource.names import child_blocks, stored_names
 from equivalence.engine.judge.call_sites import call_site_mismatches, site_source
-from equivalence.engine.judge.module_globals import ConstantCheck, compare_constants
+from equivalence.engine.judge.module_globals import ConstantCheck, _Side, compare_constants
 from pysource.extraction import Extraction, locate
 from equivalence.engine.judge.substitution import (Logic, MapEntry, StaticCheckError, assigned_targets, caller_note,
                                                    logic_of, own_parameters)
@@ -127,9 +127,12 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
         old.body = [_MovedAlong(dict(together)).visit(stmt) for stmt in old.body]
         new.global_reads = new.global_reads - {function for _, function in together}
     old_imports, new_imports = _local_imports(old), _local_imports(new)
+    old_spelled = _same_object_spelled_bare(old, before.files, old_imports, new, after.files, new_imports)
+    new_spelled = _same_object_spelled_bare(new, after.files, new_imports, old, before.files, old_imports)
     uses = _dotted(old.body) | _dotted(new.body)
-    constants = compare_constants(before.files, old.rel, after.files, new.rel, new.global_reads, old_imports,
-                                  new_imports, uses)
+    constants = compare_constants(before.files, old.rel, after.files, new.rel, new.global_reads,
+                                  {**old_imports, **old_spelled}, {**new_imports, **new_spelled}, uses)
+    _compare_spelled_defs(constants, {**old_spelled, **new_spelled}, before, after)
     same = {c.name for c in constants if c.equal}
     absorbed = {id(stmt) for name, stmt in old_imports.items() if name not in new_imports
                 and all(b.name in same for b in import_bindings(stmt, old.rel))}
@@ -195,6 +198,84 @@ def _call_site_residuals(before: Extraction, after: Extraction) -> list[Residual
     return [Residual("call-site", b.line if b else None, a.line if a else None, site_source(before, b),
                      site_source(after, a), note=f"{after.source_rel}:{(a or b).line}: {why}")
             for b, a, why in call_site_mismatches(before, after)]
+
+
+def _same_object_spelled_bare(logic: Logic, files, imports: dict[str, ast.stmt], other: Logic, other_files,
+                              other_imports: dict[str, ast.stmt]) -> dict[str, ast.stmt]:
+    """`ALIAS.f` / `pkg.mod.f` in `logic` (a module reached through a global of its module, then
+    its attributes) naming the object that a bare global `f` of `other` names (its module's own
+    `def f`, or what it imports) -> `f`, in place: the same function spelled from outside its
+    module and from within. Returns, for each name so spelled, an import binding it to that object
+    as `logic`'s module would (`from MOD import f`, placed at the dotted name), for the module
+    globals' comparison; the globals `logic` reads are updated."""
+    bare = {}  # object -> the bare global of `other` naming it
+    other_side = _Side(other_files, other.rel, other_imports)
+    for name in sorted(other.global_reads):
+        found = other_side.object_name(name, other_side.bindings(name, True))
+        if found is not None:
+            bare.setdefault(found, name)
+    if not bare:
+        return {}
+    side = _Side(files, logic.rel, imports)
+    bound = stored_names(ast.Module(logic.body, []))
+    out: dict[str, ast.stmt] = {}
+
+    class Rewrite(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            parts, root = [], node
+            while isinstance(root, ast.Attribute):
+                parts.append(root.attr)
+                root = root.value
+            if not isinstance(node.ctx, ast.Load) or not isinstance(root, ast.Name) \
+                    or root.id not in logic.global_reads or root.id in bound:
+                return self.generic_visit(node)
+            current = side.object_name(root.id, side.bindings(root.id, True))
+            for attr in reversed(parts):
+                if current is None or files.module_file(current) is None:
+                    return self.generic_visit(node)
+                current = files.canonical(f"{current}.{attr}")
+            name = bare.get(current)
+            if name is None or name in bound or (name in out and ast.unparse(out[name]) != _import_of(current, name)):
+                return self.generic_visit(node)
+            out[name] = ast.copy_location(ast.parse(_import_of(current, name)).body[0], node)
+            out[name].end_lineno, out[name].end_col_offset = node.end_lineno, node.end_col_offset
+            return ast.copy_location(ast.Name(name, node.ctx), node)
+
+    logic.body = [Rewrite().visit(stmt) for stmt in logic.body]
+    if out:
+        loaded = {n.id for n in ast.walk(ast.Module(logic.body, [])) if isinstance(n, ast.Name)}
+        logic.global_reads = {n for n in logic.global_reads if n in loaded} | set(out)
+    return out
+
+
+def _compare_spelled_defs(constants: list[ConstantCheck], spelled: dict[str, ast.stmt], before: Extraction,
+                          after: Extraction) -> None:
+    """A name one version spells `MOD.f` and the other `f` is the same object by name; it is the
+    same definition only if `MOD`'s `def f` reads alike in both trees."""
+    for check in constants:
+        if not check.equal or check.name not in spelled:
+            continue
+        (binding,) = import_bindings(spelled[check.name], "")
+        qualname = after.files.canonical(binding.qualname)
+        defs = [_module_def(ext.files, qualname) for ext in (before, after)]
+        if None not in defs and ast.dump(defs[0]) != ast.dump(defs[1]):
+            check.equal = False
+            check.detail = (f"the same name, {qualname}, but its definition differs: line {defs[0].lineno} "
+                            f"before, line {defs[1].lineno} after")
+
+
+def _module_def(files, qualname: str) -> ast.stmt | None:
+    module, _, name = qualname.rpartition(".")
+    rel = files.module_file(module) if module else None
+    if rel is None:
+        return None
+    return next((s for s in files.parse(rel).body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                 and s.name == name), None)
+
+
+def _import_of(qualname: str, name: str) -> str:
+    module, _, attr = qualname.rpartition(".")
+    return f"from {module} import {attr}" + (f" as {name}" if name != attr else "")
 
 
 def _dotted(body: list[ast.stmt]) -> set[str]:
