@@ -56,7 +56,9 @@ def describe(static: Optional[Static]) -> str:
     if me and any(p.argument == me for p in static.params) and not m.findall(static.original.body, m.Name(me)):
         params += f" (the method never uses {me}: without --pass-self the function does not take it)"
     own = f"; own parameters: {', '.join(static.own)}" if static.own else ""
-    if static.results:
+    if static.flag is not None:
+        out = f"returns whether it wrote self.{static.flag[0]} = {static.flag[1]} (--write-back)"
+    elif static.results:
         out = f"results: {', '.join(static.attributes[r] for r in static.results)}"
     else:
         out = "returns a value" if static.returns_value else "no results"

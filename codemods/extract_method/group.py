@@ -98,6 +98,7 @@ def plan_group(ctx: Context, spec: MethodSpec, steps: Optional[range], plan_one)
     method's plan)."""
     check(spec, steps)
     methods, calls, path = order(ctx, spec)
+    writers = _writers(ctx.read(path), spec)
     texts: dict[Path, str] = {}
     originals: dict[Path, Optional[str]] = {}
     total: Optional[Plan] = None
@@ -108,7 +109,8 @@ def plan_group(ctx: Context, spec: MethodSpec, steps: Optional[range], plan_one)
         run_ctx = Overlay(ctx.path, ctx.found, ctx.checkout.with_texts(
             {ctx.checkout.relative(p, ctx.checkout.package_root): t for p, t in texts.items()}), ctx.format,
             ctx.parses, ctx._style, texts=dict(texts))
-        one = replace(spec, method_name=m, function_name=spec.names.get(m), methods=(), names={})
+        one = replace(spec, method_name=m, function_name=spec.names.get(m), methods=(), names={},
+                      write_back=spec.write_back if m in writers else None)
         recipe = replace(recipe_for(run_ctx, one),
                          group_callers=tuple(c for c in methods[methods.index(m) + 1:] if m in calls[c]),
                          group_functions=tuple(moved))
@@ -145,6 +147,22 @@ def plan_group(ctx: Context, spec: MethodSpec, steps: Optional[range], plan_one)
     total.originals = originals
     total.changes = {p: t for p, t in texts.items() if t != originals.get(p)}
     return total
+
+
+def _writers(text: str, spec: MethodSpec) -> set[str]:
+    """The methods of the group `--write-back ATTR` is for: those assigning `self.ATTR` (none: the
+    first, which then says it never writes it)."""
+    if spec.write_back is None:
+        return set()
+    attribute = spec.write_back.partition("=")[0]
+    found = [s for s in ast.parse(text).body if isinstance(s, ast.ClassDef) and s.name == spec.class_name]
+    out = set()
+    for member in found[0].body if len(found) == 1 else ():
+        if isinstance(member, ast.FunctionDef) and member.name in spec.methods and any(
+                isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr == attribute
+                and isinstance(n.value, ast.Name) and n.value.id == "self" for n in ast.walk(member)):
+            out.add(member.name)
+    return out or {spec.methods[0]}
 
 
 def _as_on_disk(exc: CodemodError, texts: dict[Path, str], originals: dict[Path, Optional[str]], done: list[str]

@@ -147,6 +147,10 @@ class ExtractMethod(Kind[MethodSpec]):
         p.add_argument("--positional", action="store_true",
                        help="step 3 makes the function's parameters positional-or-keyword (call sites pass them by "
                             "position), as upstream's ServerArgs hooks of 0.5.19")
+        p.add_argument("--write-back", metavar="ATTR[=FLAG]",
+                       help="self.ATTR, written on some paths only and last on each: the function returns whether it "
+                            "wrote (True/False) and the callers write it (`if f(...): self.ATTR = VALUE`; with FLAG, "
+                            "`FLAG = f(...)` first); with several methods, for those that write it")
         p.add_argument("--source", metavar="FILE",
                        help="the file defining CLASS, relative to the folder holding the package "
                             "(default: the one file that does)")
@@ -169,7 +173,7 @@ class ExtractMethod(Kind[MethodSpec]):
         return MethodSpec(class_name=cls, method_name=methods[0], target_module=args.target, function_name=name,
                           renames=dict(args.rename), narrows=tuple(args.narrow), pass_self=args.pass_self,
                           moved_globals=tuple(args.move_global), source_file=args.source, class_module=module,
-                          no_wrapper=args.no_wrapper, positional=args.positional,
+                          no_wrapper=args.no_wrapper, positional=args.positional, write_back=args.write_back,
                           methods=methods if len(methods) > 1 else (), names=names)
 
     def context(self, path: Path, spec: MethodSpec, *, format: bool = True) -> Context:

@@ -45,6 +45,8 @@ class Static:
     # call sites as they were: the statement holding each (its header, in a compound statement's)
     sites: list[cst.BaseStatement | Header] = field(default_factory=list)
     members: Optional[dict] = None  # class members holding call sites (`call_sites.holders`)
+    # --write-back: (ATTR, the literal written, FLAG or ""): the function returns whether it wrote
+    flag: Optional[tuple[str, str, str]] = None
 
 
 

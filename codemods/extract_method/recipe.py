@@ -95,6 +95,9 @@ class Recipe:
     # the group became in the target, which the moved code calls by name (`ALIAS.f(...)` -> `f(...)`)
     group_callers: tuple[str, ...] = ()
     group_functions: tuple[str, ...] = ()
+    # --write-back ATTR[=FLAG]: `self.ATTR`, written on some paths as their last effect, becomes the
+    # function's bool result; callers write it (`if f(...): self.ATTR = VALUE`, through FLAG if given)
+    write_back: Optional[tuple[str, str]] = None
 
     @property
     def infer(self) -> bool:

@@ -40,6 +40,7 @@ class MethodSpec:
     # `names`: --name METHOD=FUNCTION for each method that gets another name
     methods: Sequence[str] = ()
     names: Mapping[str, str] = field(default_factory=dict)
+    write_back: Optional[str] = None  # --write-back ATTR[=FLAG]
 
 
 def parse_narrow(text: str) -> Narrow:
@@ -51,6 +52,16 @@ def parse_narrow(text: str) -> Narrow:
     if not _IDENT.match(param) or dot and not (_IDENT.match(attribute) and _IDENT.match(new)) or (new and not dot):
         raise BadInput(f"--narrow expects PARAM, PARAM.ATTR or PARAM.ATTR=NEW (identifiers), got {text!r}")
     return Narrow(param, attribute, new)
+
+
+def parse_write_back(text: Optional[str]) -> Optional[tuple[str, str]]:
+    """`ATTR[=FLAG]` -> (ATTR, FLAG or "")."""
+    if text is None:
+        return None
+    attribute, eq, flag = text.partition("=")
+    if not _IDENT.match(attribute) or (eq and not _IDENT.match(flag)):
+        raise BadInput(f"--write-back expects ATTR or ATTR=FLAG (identifiers), got {text!r}")
+    return attribute, flag
 
 
 def _check(spec: MethodSpec) -> None:
@@ -68,6 +79,11 @@ def _check(spec: MethodSpec) -> None:
         raise BadInput("--pass-self: name the instance other than `self` (e.g. model_runner)")
     if spec.pass_self and spec.renames:
         raise BadInput("--rename names inferred parameters; with --pass-self there are none")
+    write_back = parse_write_back(spec.write_back)
+    if write_back and spec.pass_self:
+        raise BadInput("--write-back with --pass-self: with the instance whole the function writes it itself")
+    if write_back and write_back[1] == "self":
+        raise BadInput("--write-back ATTR=FLAG: FLAG names a local of the callers, not self")
     if spec.positional and spec.narrows:
         raise BadInput("--positional and --narrow: narrow the keyword-only parameters first, in a run of their own")
 
@@ -139,4 +155,5 @@ def recipe_for(ctx: Context, spec: MethodSpec) -> Recipe:
         target_module=spec.target_module, function_name=spec.function_name or "",
         renames=tuple(spec.renames.items()), pass_self=spec.pass_self,
         narrows=tuple(parse_narrow(n) if isinstance(n, str) else n for n in spec.narrows),
-        moved_globals=tuple(spec.moved_globals), no_wrapper=spec.no_wrapper, positional=spec.positional)
+        moved_globals=tuple(spec.moved_globals), no_wrapper=spec.no_wrapper, positional=spec.positional,
+        write_back=parse_write_back(spec.write_back))

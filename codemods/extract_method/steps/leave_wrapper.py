@@ -92,6 +92,10 @@ def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     require_sites(sites, recipe, path, callee)
     require_calls(sites, recipe.target_alias, path, recipe.callee)
     split = static is None or len(static.sites) != len(sites)
+    if split and recipe.write_back:
+        raise Refusal(f"--write-back {recipe.write_back[0]}: the wrapper is put back in the run that does step 1 "
+                      f"(what the function returns is not read off a tree at step 2): run steps 1-4 together",
+                      path, sites[0].line if sites else None)
     shape = static_from_tree(sites, recipe, target_text, path) if split else static
     if recipe.record or shape.results:
         for site in sites:
@@ -119,7 +123,7 @@ def leave_wrapper(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
 def _wrapper(recipe: Recipe, shape: Static, leading) -> cst.FunctionDef:
     args = inferred_args(shape.params, shape.own) + [kwarg(n, cst.Name(n)) for n in shape.own]
     call = cst.Module([]).code_for_node(cst.Call(cst.parse_expression(recipe.callee), args))
-    code = f"return {call}\n" if shape.returns_value else call_site_block(recipe, shape, call)
+    code = f"return {call}\n" if shape.returns_value and shape.flag is None else call_site_block(recipe, shape, call)
     return shape.original.with_changes(
         body=cst.IndentedBlock(body=list(cst.parse_module(code).body)), leading_lines=leading, decorators=[])
 
@@ -137,6 +141,16 @@ def _restore_call_sites(cls: cst.ClassDef, sites: list[Site], recipe: Recipe, sh
         own = [a for a in site.call.args if a.keyword is not None and a.keyword.value in shape.own]
         return new_call(site.call, method, own)
 
+    if shape.flag is not None:  # `[FLAG = ]f(...)` and `if ...: self.ATTR = VALUE` back to the original line
+        swaps = {}
+        for i, site in enumerate(sites):
+            line = site.statement
+            block = site.path[next(k for k, n in enumerate(site.path) if n is line) - 1]
+            body = list(block.body)
+            k = next(k for k, n in enumerate(body) if n is line)
+            body[k:k + (2 if shape.flag[2] else 1)] = [originals[i]]
+            swaps[id(block)] = block.with_changes(body=body)
+        return apply_swaps(cls, sites, swaps)
     if not (recipe.record or shape.results):
         if originals is None:
             return rewrite_sites(cls, sites, call_of, style)
@@ -194,6 +208,11 @@ class LeaveWrapper(Step[MethodRun, Handed]):
             new, calls = pass_positionally(cls, recipe.callee, names, style)
             module = module.with_changes(body=[new if s is cls else s for s in module.body])
         rewritten = 0
+        if run.outside is not None and static is not None and static.flag is not None:
+            first = run.outside.calls[0]
+            raise Refusal(f"--write-back {static.flag[0]} with --no-wrapper: {first.path}:{first.line} calls "
+                          f"{recipe.qualified} from outside the class, where the write would have to follow the call; "
+                          f"keep the wrapper", run.source, run.status.line)
         if run.outside is not None:
             module, rewritten = _rewrite_outside(run, module, static, current, names, files, originals)
         dropped = False

@@ -41,7 +41,8 @@ from codemods.syntax.nodes import (
     top_class,
 )
 from codemods.core.errors import Refusal
-from codemods.extract_method.analysis.definite_assignment import Analysis
+from codemods.extract_method.analysis.definite_assignment import Analysis, _written_attributes
+from codemods.extract_method.analysis.write_back import flag_writes
 from codemods.core.formatting import Style, format_statement
 from codemods.syntax.fstring_debug import mentions_name, spell_out_debug_fields
 from codemods.extract_method.recipe import Recipe
@@ -77,6 +78,16 @@ class _ApplyRewrites(cst.CSTTransformer):
         if isinstance(original, cst.SimpleStatementLine) and any(s in self.rw.stmts for s in original.body):
             return carry_lost_comments(original, updated)  # e.g. from inside the record call's parentheses
         return updated
+
+
+class _FallbackLines:
+    """Lines of the rewritten method's nodes, else of the method's as it was."""
+
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def __call__(self, node):
+        return self.first(node) or self.second(node)
 
 
 class _PassSelf(cst.CSTTransformer):
@@ -115,6 +126,17 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
     own = own_params(func, path, line, strict=not recipe.infer)
     line_of = LineMap(func, line)
     _refuse_mangled(func, path, line_of)
+    original, flag = func, None
+    if recipe.write_back and recipe.infer and not recipe.pass_self:
+        attribute, local = recipe.write_back
+        func, value = flag_writes(func, attribute, path, line_of, recipe.qualified, line)
+        flag = (attribute, value, local)
+        others = _written_attributes(func.body)
+        if others:
+            raise Refusal(f"--write-back {attribute}: {recipe.qualified} also writes "
+                          f"{', '.join(f'self.{a}' for a in others)}: the function returns only whether it wrote "
+                          f"self.{attribute}", path, line)
+        line_of = _FallbackLines(line_of, LineMap(func, line))
     if recipe.pass_self:
         rewrites = _pass_self(func, recipe, path, line_of)
     elif recipe.infer:
@@ -146,7 +168,7 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
     kwonly = [cst.Param(cst.Name(p.name), annotation=cst.Annotation(cst.parse_expression(p.annotation))
                         if p.annotation else None) for p in rewrites.params]
     kwonly += [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in own]
-    returns = _returns(func, recipe, rewrites)
+    returns = _returns(func, recipe, rewrites) if flag is None else cst.Annotation(cst.Name("bool"))
     new_func = func.with_changes(
         decorators=[cst.Decorator(cst.Name("staticmethod"))],
         params=cst.Parameters(star_arg=cst.ParamStar(), kwonly_params=kwonly) if kwonly else cst.Parameters(),
@@ -158,7 +180,7 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
     members_body[index] = new_func
     cls = cls.with_changes(body=cls.body.with_changes(body=members_body))
     static = Static(rewrites.params, [p.name.value for p in own], rewrites.results, rewrites.attributes,
-                    rewrites.record_style, rewrites.returns_value, func)
+                    rewrites.record_style, rewrites.returns_value, original, flag=flag)
     cls = _rewrite_call_sites(cls, text, path, recipe, static, style)
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:])), static
 
@@ -210,7 +232,13 @@ def result_targets(recipe: Recipe, static: Static) -> str:
 
 
 def call_site_block(recipe: Recipe, static: Static, call: str) -> str:
-    """The statements applying `call`'s results as the old body did (and recording, for a recipe's record)."""
+    """The statements applying `call`'s results as the old body did (and recording, for a recipe's record;
+    writing what `--write-back` returned)."""
+    if static.flag is not None:
+        attribute, value, local = static.flag
+        if local:
+            return f"{local} = {call}\nif {local}:\n    self.{attribute} = {value}\n"
+        return f"if {call}:\n    self.{attribute} = {value}\n"
     if not static.results:
         return f"{call}\n"
     code = f"{result_targets(recipe, static)} = {call}\n"
@@ -237,7 +265,7 @@ def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: 
     def replace(site: Site):
         args = call_arguments(site.call, originals, path, site.line) + inferred_args(static.params, static.own)
         call = new_call(site.call, callee, args)
-        if not static.results and not recipe.record:
+        if not static.results and not recipe.record and static.flag is None:
             static.sites.append(site.statement if site.in_simple_statement else Header(header_of(site)))
             return call
         line = site.statement
@@ -246,11 +274,19 @@ def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: 
             raise Refusal(f"the call {callee}() is not a bare statement of its own", path, site.line)
         if recipe.record and site.holder is not None and recipe.record.local in plain_names(site.holder):
             raise Refusal(f"{site.holder.name.value} already uses the name {recipe.record.local}", path, site.line)
+        if static.flag and static.flag[2] and site.holder is not None and static.flag[2] in plain_names(site.holder):
+            raise Refusal(f"{site.holder.name.value} already uses the name {static.flag[2]} (--write-back "
+                          f"{static.flag[0]}={static.flag[2]}: name the flag otherwise)", path, site.line)
         static.sites.append(line)
         code = call_site_block(recipe, static, cst.Module([]).code_for_node(call))
         new = list(cst.parse_module(code).body)
-        new[0] = new[0].with_changes(leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
-        new[0] = carry_lost_comments(line, new[0])  # from inside `self.method(  # ...\n)`
+        if isinstance(new[0], cst.If):  # --write-back without FLAG: the line's comment goes to the `if`
+            new[0] = new[0].with_changes(leading_lines=line.leading_lines, body=new[0].body.with_changes(
+                header=line.trailing_whitespace))
+        else:
+            new[0] = new[0].with_changes(leading_lines=line.leading_lines,
+                                         trailing_whitespace=line.trailing_whitespace)
+            new[0] = carry_lost_comments(line, new[0])  # from inside `self.method(  # ...\n)`
         return [format_statement(s, site.depth, style) for s in new]
 
     return rewrite_sites(cls, sites, replace, style)
