@@ -412,3 +412,18 @@ def test_a_short_body_rewritten_around_its_old_tokens_under_its_name(tmp_path):
         """}
     assert _moves(tmp_path, before, after) == {
         "Args._handle_hpu": ("function, callers rewritten", "sglang.srt.hooks.handle_hpu", False, None)}
+
+
+def test_code_does_not_move_into_a_test_that_copies_it(tmp_path):
+    before = {"sglang/srt/a.py": f"""
+        class Cache:
+            def block(self, items):{_at(BODY)}
+        """}
+    after = {"sglang/srt/a.py": """
+        class Cache:
+            def block_all(self, items):
+                return [len(items)]
+        """, "sglang/test/__init__.py": "", "sglang/test/test_cache.py": f"""
+        def reference_block(self, items):{_at(BODY, 12)}
+        """}
+    assert _moves(tmp_path, before, after) == {}

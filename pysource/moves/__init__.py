@@ -78,10 +78,12 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         delegation = kept is not None and delegates(kept.node)
         kept_similarity = similarity(tokens(kept.node), origin_tokens) if kept and not delegation else 0.0
         kept_calls = called(kept.node) if kept else {}
-        if kept and not delegation:  # a call it made before ties nothing: only a thin delegation's does
+        if kept and not (delegation and len(tokens(kept.node)) <= THINNED * len(origin_tokens)):
+            # a call it made before ties nothing, unless all that is left of a long body is that call
             kept_calls = {k: v for k, v in kept_calls.items() if k not in called(origin.node)}
         tie = Tie(kept_calls, kept is not None, delegation, merged, newly, kept_similarity)
-        matches = candidates.matches(origin, origin_tokens, tie)
+        matches = [m for m in candidates.matches(origin, origin_tokens, tie)
+                   if _is_test(origin.rel) or not _is_test(m.destination.rel)]
         own = [m.similarity for m in matches if owner.key and _in(m.destination, owner.key)]
         matches = [m for m in matches if not (owner.key and _in(m.destination, owner.key))]
         if kept is None and own and matches and max(own) >= matches[0].similarity:
@@ -158,6 +160,12 @@ def _left_behind(origin: Definition, kept: Definition, new_names: frozenset[str]
             and len(tokens(kept.node)) <= THINNED * len(tokens(origin.node)):
         return True
     return any(name in new_names for name, _ in called(kept.node))
+
+
+def _is_test(rel: str) -> bool:
+    """A test module: code does not move into tests (a test's reference copy of it is no move)."""
+    parts = rel.split("/")
+    return any(p in ("test", "tests") for p in parts[:-1]) or parts[-1].startswith(("test_", "conftest"))
 
 
 def _lines(node) -> int:
