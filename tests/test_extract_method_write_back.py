@@ -231,3 +231,51 @@ def test_the_command_line(tmp_path):
     assert run.returncode == 3
     assert f"{root / RUNNER}:35: --write-back forward_pass_id: this write is followed on its path by " \
            f"`logger.info('x')`" in run.stderr
+
+
+REAL = MethodSpec(class_name="ModelRunner", method_name="maybe_recover_ep_ranks",
+                  methods=("maybe_recover_ep_ranks", "_get_healthy_expert_location_src_rank"),
+                  target_module="sglang.srt.elastic_ep.elastic_ep", no_wrapper=True, write_back="forward_pass_id=recovered",
+                  names={"_get_healthy_expert_location_src_rank": "get_healthy_expert_location_src_rank"})
+
+
+def test_on_0_5_15_post1_the_write_first_in_its_branch_is_refused_and_moved_last_gives_upstreams_shape(tmp_path):
+    from tests.releases import release_root
+
+    release = release_root("0.5.15.post1")
+    with pytest.raises(Refusal, match=r"this write is followed on its path by `self.eplb_manager.reset_generator\(\)`") \
+            as exc:
+        refactor(release, REAL)
+    assert (exc.value.path, exc.value.line) == (release / "sglang/srt/model_executor/model_runner.py", 1802)
+    root = tmp_path / "r"
+    shutil.copytree(release / "sglang", root / "sglang")
+    path = root / "sglang/srt/model_executor/model_runner.py"
+    text = path.read_text()
+    write = "            self.forward_pass_id = 0\n"
+    log = '            logger.info(f"recover ranks {ranks_to_recover} done")\n'
+    path.write_text(text.replace(write + "            self.eplb_manager", "            self.eplb_manager")
+                    .replace(log, log + write))  # by hand: upstream's order
+    write_plan(refactor(root, REAL))
+    runner = path.read_text()
+    assert "def maybe_recover_ep_ranks" not in runner and (
+        "            recovered = elastic_ep.maybe_recover_ep_ranks(\n                tp_group=self.tp_group,\n"
+        "                eplb_manager=self.eplb_manager,\n                server_args=self.server_args,\n"
+        "            )\n            if recovered:\n                self.forward_pass_id = 0\n") in runner
+    moved = (root / "sglang/srt/elastic_ep/elastic_ep.py").read_text()
+    assert "def maybe_recover_ep_ranks(*, tp_group, eplb_manager, server_args) -> bool:\n" in moved
+    assert "        return False\n" in moved and (log.replace("    ", "", 1) + "        return True\n\n    return False\n"
+                                                  ) in moved
+    assert "src_rank=get_healthy_expert_location_src_rank(\n" in moved
+    with pytest.raises(AlreadyApplied):
+        refactor(root, REAL)
+
+
+def test_without_a_wrapper_a_call_from_outside_the_class_is_refused(tmp_path):
+    root = _alone(tmp_path)
+    (root / "sglang/srt/driver.py").write_text(
+        "from sglang.srt.model_executor.model_runner import ModelRunner\n\n\n"
+        "def drive(runner: ModelRunner):\n    runner.maybe_recover()\n")
+    with pytest.raises(Refusal) as exc:
+        refactor(root, replace(ONE, no_wrapper=True))
+    assert "driver.py:5" in str(exc.value)
+    assert refactor(root, ONE).changes  # with the wrapper, the call goes on through it

@@ -208,7 +208,7 @@ class LeaveWrapper(Step[MethodRun, Handed]):
             new, calls = pass_positionally(cls, recipe.callee, names, style)
             module = module.with_changes(body=[new if s is cls else s for s in module.body])
         rewritten = 0
-        if run.outside is not None and static is not None and static.flag is not None:
+        if run.outside is not None and run.outside.calls and static is not None and static.flag is not None:
             first = run.outside.calls[0]
             raise Refusal(f"--write-back {static.flag[0]} with --no-wrapper: {first.path}:{first.line} calls "
                           f"{recipe.qualified} from outside the class, where the write would have to follow the call; "
