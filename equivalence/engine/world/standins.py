@@ -214,12 +214,12 @@ class StandIn:
     __neg__ = _refuse("__neg__", "number", "bad operand type for unary -: '{t}'")
     __pos__ = _refuse("__pos__", "number", "bad operand type for unary +: '{t}'")
     __abs__ = _refuse("__abs__", "number", "bad operand type for abs(): '{t}'")
-    __invert__ = _refuse("__invert__", "number", "bad operand type for unary ~: '{t}'")
+    __invert__ = _refuse("__invert__", "bitwise", "bad operand type for unary ~: '{t}'")
     __lt__ = __le__ = __gt__ = __ge__ = _not_implemented("order")
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _not_implemented("number")
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _not_implemented("number")
     __mod__ = __rmod__ = __pow__ = __rpow__ = _not_implemented("number")
-    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _not_implemented("number")
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _not_implemented("bitwise")
     __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _not_implemented("number")
 
 

@@ -11,7 +11,9 @@ Each key has a domain, its options in the order found (the first is the default)
 - ABSENT: the attribute (or variable) does not exist;
 - ("value", v): a plain value (None, a bool, an int, a string, a torch dtype, ...);
 - ("seq", n): a list of n elements, each the child key `KEY[i]`;
-- ("same", OTHER): the very object key OTHER stands for (offered once the code compares the two).
+- ("same", OTHER): the very object key OTHER stands for (offered once the code compares the two);
+- ("array", n): a numpy array of n numbers, each the child key `KEY[i]` (1, else 0), offered to a
+  key the code combines bitwise (`mask &= other`): masks are arrays or tensors as often as ints.
 Domains grow from demands: a stand-in used where only a kind of value works (compared with a
 literal, looked up in a table, tested for truth, ordered, indexed, measured with len, split as
 a string) records which options the key needs, and the next configurations offer them. A configuration is a
@@ -90,6 +92,8 @@ def describe(option: tuple):
         return f"<truthy, {option[1]} items>"
     if option[0] == "tuple":
         return f"<tuple of {option[1]}>"
+    if option[0] == "array":
+        return f"<array of {option[1]}>"
     if option[0] == "dict":
         return f"<dict of {', '.join(map(repr, option[1])) or 'nothing'}>"
     if option[0] == "instance":
@@ -221,6 +225,14 @@ def sized(n: int) -> tuple:
     return ("sized", n)
 
 
+def array(n: int) -> tuple:
+    """A numpy array of n numbers, its items the keys `KEY[i]` (world.py's docstring)."""
+    return ("array", n)
+
+
+ARRAY_ITEM = [("value", 1), ("value", 0)]  # an array item's options: set, then clear (a mask's)
+
+
 def instance(cls: type) -> tuple:
     """An instance of a class of the code, its attributes the world's (`KEY.name`)."""
     return ("instance", cls)
@@ -272,6 +284,9 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = (), lengths
         special = FLOAT_SPECIALS if kind == "order" and type(arg) is float else ()
         return [value(v) for v in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x)), *near,
                                                  *special])]
+    if kind == "bitwise":  # `x & y`, `x |= y`, `~x`: an int, or an array of each length (a mask)
+        ints = demanded_options("number", None, numbers)
+        return [*ints[:1], *(array(n) for n in dict.fromkeys((1, 2, 3, *lengths))), *ints[1:]]
     if kind == "numeric-text":  # float(s), int(s) of a string: text of the numbers the code uses, a fraction
         return [value(str(n)) for n in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x))])
                 if type(n) is int] + [value("1.5"), value("-1")]
@@ -312,6 +327,8 @@ def _literals(kind: str, new: list[tuple], arg=None) -> set[tuple]:
         return {value(v) for v in _neighbours(arg)}
     if kind in ("seq", "class", "mapping"):
         return set(new)
+    if kind == "bitwise":
+        return {o for o in new if o[0] == "array"}
     return set()
 
 
@@ -320,9 +337,21 @@ _MEMO_ARGS = {type(None), str, int, float, bool}
 
 # kinds a stand-in cannot serve at all (TypeError): the key's default becomes the first option
 # the demand offers, so that the next runs get past this use and further into the code
-NEEDS_A_VALUE = {"number", "order", "seq", "str", "contains", "convert", "mapping", "numeric-text"}
+NEEDS_A_VALUE = {"number", "bitwise", "order", "seq", "str", "contains", "convert", "mapping", "numeric-text"}
 MAX_DICT_KEYS = 6  # a mapping demand's dict holds at most these of the keys the code names
 OTHER_KEY = "other"  # ... and, in one option, a key that is none of the code's literals
+
+
+def _array(items: list):
+    """A numpy array of `items` (of objects when they are no numbers); a list without numpy."""
+    try:
+        import numpy
+    except ImportError:
+        return items
+    try:
+        return numpy.array(items)
+    except (TypeError, ValueError):
+        return numpy.array(items, dtype=object)
 
 
 def _hashable(v) -> bool:
@@ -474,6 +503,8 @@ class World:
             made = STANDIN[1](key, self, chosen[1])
         elif chosen[0] == "instance":
             made = STANDIN[2](chosen[1], key, self)
+        elif chosen[0] == "array":
+            made = _array([untraced(self.value(f"{key}[{i}]", list(ARRAY_ITEM))) for i in range(chosen[1])])
         elif chosen[0] == "dict":
             made = {}
             self.objects[key] = made
