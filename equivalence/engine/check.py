@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from equivalence import progress
+from pysource.names import global_reads
 from equivalence.engine.load.version import LoadError, Unit, Version, load
 from equivalence.engine.selfcheck.mutate import controls_of, mutants_of
 from equivalence.engine.run.observe import capture_logs
@@ -59,8 +60,12 @@ def _moved_along_units(version: Version, together) -> list[Unit]:
     coverage like the method itself: run for real, their branches count."""
     out = []
     ext = version.ext
+    core, _ = ext.core
+    calls_bare = global_reads(core) if core is not None and ext.function is not None else set()
     for method, function in together:
-        fn = version.cls.__dict__.get(method)
+        # the moved code calling the function by name (a wrapper of the method kept beside it,
+        # never called from there): the function is what runs
+        fn = None if function in calls_bare else version.cls.__dict__.get(method)
         fn = fn.__func__ if isinstance(fn, (staticmethod, classmethod)) else fn
         node = next((n for n in ext.class_node.body if isinstance(n, ast.FunctionDef) and n.name == method), None)
         if isinstance(fn, types.FunctionType) and node is not None:

@@ -125,6 +125,9 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     old, new = logic_of(before, own), logic_of(after, own, assigned_targets(before))
     if together:
         old.body = [_MovedAlong(dict(together)).visit(stmt) for stmt in old.body]
+        # the instance passed whole to a function moved along is the receiver `self.m(...)` had
+        instance = {n for e in new.entries if e.kind == "instance" for n in (e.name, e.expression)}
+        new.body = [_ReceiverPassed({f for _, f in together}, instance).visit(stmt) for stmt in new.body]
         new.global_reads = new.global_reads - {function for _, function in together}
     old_imports, new_imports = _local_imports(old), _local_imports(new)
     old_spelled = _same_object_spelled_bare(old, before.files, old_imports, new, after.files, new_imports)
@@ -148,6 +151,21 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+class _ReceiverPassed(ast.NodeTransformer):
+    """`function(..., NAME=INSTANCE)` of a function moved along, INSTANCE the pass-self parameter
+    -> `function(...)`: what `self.m(...)` reads as once `_MovedAlong` took its receiver."""
+
+    def __init__(self, functions: set[str], instance: set[str]):
+        self.functions, self.instance = functions, instance
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in self.functions and self.instance:
+            node.keywords = [k for k in node.keywords if not (k.arg and isinstance(k.value, ast.Name)
+                                                              and k.value.id in self.instance)]
+        return node
 
 
 class _MovedAlong(ast.NodeTransformer):
