@@ -427,3 +427,21 @@ def test_code_does_not_move_into_a_test_that_copies_it(tmp_path):
         def reference_block(self, items):{_at(BODY, 12)}
         """}
     assert _moves(tmp_path, before, after) == {}
+
+
+def test_a_method_that_grew_and_now_calls_its_name_on_a_part_stays(tmp_path):
+    before = {"sglang/srt/a.py": f"""
+        class Model:
+            def capture(self, items):{_at(BODY)}
+        """}
+    after = {"sglang/srt/a.py": f"""
+        class Inner:
+            def capture(self, items):{_at(BODY.replace("total - self.offset", "total"))}
+
+        class Model:
+            def capture(self, items):
+                if not self.enabled:
+                    return None{_at(BODY)}
+                self.inner.capture(items)
+        """}
+    assert _moves(tmp_path, before, after) == {}

@@ -81,7 +81,8 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         if kept and not (delegation and len(tokens(kept.node)) <= THINNED * len(origin_tokens)):
             # a call it made before ties nothing, unless all that is left of a long body is that call
             kept_calls = {k: v for k, v in kept_calls.items() if k not in called(origin.node)}
-        tie = Tie(kept_calls, kept is not None, delegation, merged, newly, kept_similarity)
+        shrank = kept is not None and len(tokens(kept.node)) < len(origin_tokens)
+        tie = Tie(kept_calls, kept is not None, delegation, merged, newly, kept_similarity, shrank)
         matches = [m for m in candidates.matches(origin, origin_tokens, tie)
                    if _is_test(origin.rel) or not _is_test(m.destination.rel)]
         own = [m.similarity for m in matches if owner.key and _in(m.destination, owner.key)]

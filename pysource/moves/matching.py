@@ -50,6 +50,7 @@ class Tie:
     owner: OwnerCode | None
     newly_called: frozenset[str]  # by the class, or by the methods that called it, where they are now
     kept_similarity: float = 0.0  # the method left behind against the old body: a destination must beat it
+    kept_shrank: bool = False  # the method left behind is shorter than the old body
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class Candidates:
             s, covered = similarity_and_coverage(origin_tokens, c.tokens)
             alike = s >= need or (evidence in NAMING and covered >= COVERED and len(c.tokens) <= 3 * len(origin_tokens))
             same_name = c.definition.name.lstrip("_") == origin.name.lstrip("_")
-            if alike and (i not in named or same_name or s >= 2 * tie.kept_similarity):  # the body is there, not kept
+            if alike and (i not in named or (same_name and tie.kept_shrank) or s >= 2 * tie.kept_similarity):
                 out.append(Match(c.definition, s, evidence or "similar body", evidence is not None, i in named))
         return sorted(out, key=lambda m: -m.score)
 
