@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from codemods import KINDS
+
 REPO = Path(__file__).resolve().parent.parent
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 TOP = ("fixtures", "tests", "benchmarks", "scripts", "docs", ".ci")
@@ -71,13 +73,9 @@ def test_every_relative_link_resolves():
                 assert anchor in _anchors(dest.read_text()), f"{page.name}: {target}: no such heading"
 
 
-COMMANDS = {  # each command's page documents every option and every exit code its --help lists
-    "codemods.extract_method": "extract_method.md",
-    "codemods.extract_component": "extract_component.md",
-    "codemods.extract_superclass": "extract_superclass.md",
-    "codemods.extract_kv_dtype": "extract_kv_dtype.md",
-    "equivalence": "equivalence.md",
-}
+# each command's page documents every option and every exit code its --help lists: every
+# registered kind (docs/NAME.md), and the harness
+COMMANDS = {**{f"codemods.{name}": f"{name}.md" for name in KINDS}, "equivalence": "equivalence.md"}
 
 
 def _help(module: str) -> str:
