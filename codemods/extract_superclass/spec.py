@@ -11,11 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from codemods.core.class_target import class_file, open_for_target
 from codemods.core.context import Context
 from codemods.core.errors import BadInput
-from pysource.classes import files_defining
-from pysource.layout import packages_held
-from pysource.modules import module_files
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
@@ -72,34 +70,9 @@ def check(spec: SuperclassSpec) -> None:
 def context_for(path: Path, spec: SuperclassSpec, *, format: bool = True) -> Context:
     """The run on PATH, which must hold the target's package."""
     check(spec)
-    package = spec.target.split(".")[0]
-    try:
-        return Context.open(Path(path), f"{package}/__init__.py", format=format)
-    except BadInput:
-        held = packages_held(Path(path))
-        if held and package not in held:
-            raise BadInput(f"TARGET.MODULE.BASE {spec.target}: its package {package} is not in this tree, which "
-                           f"holds {', '.join(held)}", Path(path)) from None
-        raise
+    return open_for_target(path, spec.target, "TARGET.MODULE.BASE", format=format)
 
 
 def source_file(ctx: Context, spec: SuperclassSpec) -> str:
     """CLASS's file, relative to the folder holding the package."""
-    if spec.class_module:
-        found = next((rel for rel in module_files(spec.class_module) if (ctx.root / rel).is_file()), None)
-        if found is None:
-            raise BadInput(f"{spec.class_module} (of {spec.class_module}.{spec.class_name}) is no module of this tree")
-        if spec.source_file and Path(spec.source_file).as_posix() != found:
-            raise BadInput(f"--source {spec.source_file} is not the file of {spec.class_module}")
-        return found
-    if spec.source_file:
-        if not (ctx.root / spec.source_file).is_file():
-            raise BadInput(f"--source {spec.source_file}: no such file under {ctx.root}")
-        return Path(spec.source_file).as_posix()
-    found = files_defining(ctx.checkout, spec.class_name, [ctx.checkout.package])
-    if not found:
-        raise BadInput(f"no file under {ctx.root / ctx.checkout.package} defines class {spec.class_name} at top level")
-    if len(found) > 1:
-        raise BadInput(f"class {spec.class_name} is defined in {len(found)} files ({', '.join(found)}): say which with "
-                       f"MODULE.{spec.class_name} or --source FILE")
-    return found[0]
+    return class_file(ctx, spec.class_name, spec.class_module, spec.source_file)
