@@ -6,6 +6,7 @@ method is among the moves (or both trees hold it and nothing moved). Fixtures: f
 from __future__ import annotations
 
 import json
+import textwrap
 import shutil
 from pathlib import Path
 
@@ -157,3 +158,45 @@ def test_an_edit_at_a_call_site_is_listed_apart_from_the_move(tmp_path):
     (edit,) = [e for e in move["other_edits"] if "arguments changed" in e["what"]]
     assert (edit["file"], edit["before"]) == ("sglang/srt/engine.py", "sglang/srt/engine.py:12")
     assert "(n) -> (n + 1)" in edit["what"] and "arguments changed in Engine.run" in md
+
+
+def test_the_preset_checks_its_own_move_and_every_other_move_is_checked_as_usual(tmp_path):
+    # PR #31147's extraction done by the codemod, and by hand one more method moved out with a
+    # wrapper: the preset checks configure_kv_cache_dtype, the other move gets its own check
+    from codemods.extract_kv_dtype import refactor
+
+    kv_before = Path(__file__).resolve().parent.parent / "fixtures" / "trees" / "record_dflash"
+    after = tmp_path / "after"
+    shutil.copytree(kv_before, after)
+    for path, text in refactor(after).changes.items():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text)
+    runner = after / "sglang/srt/model_executor/model_runner.py"
+    text = runner.read_text()
+    start = text.index("    def profile_max_num_token")
+    end = text.index("    def init_memory_pool")
+    runner.write_text(text[:start] + "    def profile_max_num_token(self, total_gpu_memory: int) -> int:\n"
+                      "        return max_tokens_for(self.model_config, self.gpu_id, self.kv_cache_dtype, "
+                      "total_gpu_memory)\n\n" + text[end:])
+    body = text[start:end].replace("self.model_config", "model_config").replace("self.gpu_id", "gpu_id") \
+        .replace("self.kv_cache_dtype", "kv_cache_dtype").replace("(self, total_gpu_memory: int)",
+                                                                   "(model_config, gpu_id, kv_cache_dtype, total_gpu_memory)")
+    (after / "sglang/srt/mem_cache/token_budget.py").write_text(
+        "from sglang.srt.utils import get_available_gpu_memory\n\n\n" + textwrap.dedent(body))
+    runner.write_text(runner.read_text().replace("\nclass ModelRunner", "\nfrom sglang.srt.mem_cache.token_budget "
+                                                 "import max_tokens_for\n\n\nclass ModelRunner", 1))
+    (after / "sglang/srt/mem_cache/token_budget.py").write_text(
+        (after / "sglang/srt/mem_cache/token_budget.py").read_text().replace("def profile_max_num_token",
+                                                                            "def max_tokens_for"))
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    code = main([str(kv_before), str(after), "--json", str(out), "--markdown", str(md), "--examples", "20"])
+    report = json.loads(out.read_text())
+    verdicts = {m["from"]: m["verdict"] for m in report["moves"]}
+    assert verdicts == {"ModelRunner.configure_kv_cache_dtype": "equivalent",
+                        "ModelRunner.profile_max_num_token": "equivalent"}, report["moves"]
+    assert (code, report["verdict"]) == (0, "equivalent")
+    assert [c["kind"] for c in report["checks"]] == ["preset", "method"] or \
+        [c["kind"] for c in report["checks"]] == ["method", "preset"]
+    text = md.read_text()
+    assert "### Moves found: 2" in text and "## ModelRunner.profile_max_num_token" in text
+    assert "## ModelRunner.configure_kv_cache_dtype" in text

@@ -60,7 +60,7 @@ class MovesSubject(Subject):
         roots = [self.root(path) for _, path in trees]
         found = {(b, a): find_moves(roots[b], roots[a]) for b, a in pairs}
         moves = [m for ms in found.values() for m in ms]
-        if self._preset_applies(moves, roots):
+        if self._preset_applies(moves, roots) and all(_is_preset(m) for m in moves):
             self.ran_preset = True
             for root in roots:
                 if not (root / RUNNER_PATH).is_file():
@@ -70,21 +70,23 @@ class MovesSubject(Subject):
             raise LoadError(f"{trees[pairs[0][0]][1]} -> {trees[pairs[0][1]][1]}: no method left its class between "
                             "the versions (none gone or turned into a delegation with its body found elsewhere); "
                             "name what to check with --method CLASS.METHOD or --component CLASS.ATTR")
-        return self._check_moves(trees, pairs, found, mutants)
+        return self._check_moves(trees, pairs, found, mutants, intended)
 
     def _preset_applies(self, moves: list[Move], roots: list[Path]) -> bool:
-        if any((m.origin.class_name, m.origin.name) == PRESET_METHOD and m.origin.rel == RUNNER_PATH for m in moves):
+        if any(_is_preset(m) for m in moves):
             return True
         # nothing moved: the preset's own file decides (a tree against a fix of it; its messages
         # name what is missing when a version lacks the method)
         return not moves and any((root / RUNNER_PATH).is_file() for root in roots)
 
-    def _check_moves(self, trees, pairs, found, mutants):
+    def _check_moves(self, trees, pairs, found, mutants, intended):
+        """Each move checked as --method / --component would; PR #31147's method, when it is one
+        of several, by its preset (its report among the others, the others checked as usual)."""
         from equivalence.engine.report.verdict import Report, overall
 
         checks, listed = [], []
         within: dict[str, tuple[str, str]] = {}  # a method moved along -> (the move whose check ran it, verdict)
-        for (b, a), moves in found.items():
+        for index, ((b, a), moves) in enumerate(found.items()):
             sub_trees = [trees[b], trees[a]]
             groups: dict[tuple, list[Move]] = {}
             for m in moves:
@@ -102,8 +104,13 @@ class MovesSubject(Subject):
                                  if m is not first and m.kind.startswith("function") and m.origin.name in calls
                                  and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)
                                  and m.destination.rel == first.destination.rel)
+                kind = "preset" if _is_preset(first) else CHECKED[first.kind]
                 try:
-                    report = _check_group(first.kind, group, sub_trees, mutants, together)
+                    if kind == "preset":
+                        report = self.preset.check(sub_trees, [(0, 1)], mutants,
+                                                   {0: intended[index]} if index in intended else {}).to_json()
+                    else:
+                        report = _check_group(first.kind, group, sub_trees, mutants, together)
                 except LoadError as e:
                     for entry in entries:
                         listed.append({**entry, "verdict": "could not run", "why": str(e)})
@@ -117,7 +124,7 @@ class MovesSubject(Subject):
                     continue
                 for method, _ in together:
                     within[method] = (first.source, report["verdict"])
-                checks.append({"moves": [e["from"] for e in entries], "kind": CHECKED[first.kind], "report": report})
+                checks.append({"moves": [e["from"] for e in entries], "kind": kind, "report": report})
                 edits = _other_edits(report) + [e.to_json() for m in group for e in m.call_edits]
                 for entry in entries:
                     listed.append({**entry, "other_edits": edits, "verdict": report["verdict"],
@@ -159,7 +166,7 @@ class MovesSubject(Subject):
             out += [f"- `{m['from']}`: {e['file']}{':' + str(e['line']) if e['line'] else ''}"
                     f"{' (was ' + e['before'] + ')' if e['before'] else ''}: {e['what']}" for m, e in edits]
         for c in report["checks"]:
-            render = component_markdown if c["kind"] == "component" else method_markdown
+            render = {"component": component_markdown, "preset": self.preset.markdown}.get(c["kind"], method_markdown)
             out += ["", f"## {', '.join(c['moves'])}", "", render(c["report"])]
         return "\n".join(out)
 
@@ -178,10 +185,14 @@ class MovesSubject(Subject):
             out += [f"    other edit: {e['file']}{':' + str(e['line']) if e['line'] else ''}: {e['what']}"
                     for e in m.get("other_edits", [])]
         for c in report["checks"]:
-            render = component_terminal if c["kind"] == "component" else method_terminal
+            render = {"component": component_terminal, "preset": self.preset.terminal}.get(c["kind"], method_terminal)
             out += ["", f"== {', '.join(c['moves'])}", render(c["report"])]
         out.append(f"verdict: {report['verdict_line']}")
         return "\n".join(out)
+
+
+def _is_preset(move: Move) -> bool:
+    return (move.origin.class_name, move.origin.name) == PRESET_METHOD and move.origin.rel == RUNNER_PATH
 
 
 def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: tuple = ()) -> dict:

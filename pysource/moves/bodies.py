@@ -43,15 +43,33 @@ def similarity_and_coverage(a: list[str], b: list[str]) -> tuple[float, float]:
 
 
 def delegates(node) -> bool:
-    """A thin delegation: a few statements, no control flow, one call handing on the parameters."""
+    """A thin delegation: a few statements, no control flow, and one statement that is a call
+    (returned, assigned, awaited or on its own) handing each parameter on as it is. A short body
+    whose parameters only feed an expression (`return int(x - y)`) is not one."""
     statements = body(node)
     if not statements or len(statements) > WRAPPER_STATEMENTS:
         return False
     if any(isinstance(s, (ast.If, ast.For, ast.While, ast.Try, ast.With)) for s in statements):
         return False
     params = {a.arg for a in (*node.args.args, *node.args.kwonlyargs)[1:]}
-    calls = [n for s in statements for n in ast.walk(s) if isinstance(n, ast.Call)]
-    return any(params <= {x.id for x in ast.walk(c) if isinstance(x, ast.Name)} for c in calls)
+    for name in (node.args.vararg, node.args.kwarg):
+        if name is not None:
+            params.add(name.arg)
+    calls = [s.value for s in statements if isinstance(getattr(s, "value", None), ast.Call)] + \
+            [s.value.value for s in statements if isinstance(getattr(s, "value", None), ast.Await)
+             and isinstance(s.value.value, ast.Call)]
+    return any(not (isinstance(c.func, ast.Name) and c.func.id in BUILTINS) and params <= _handed_on(c)
+               for c in calls)
+
+
+BUILTINS = frozenset(dir(__import__("builtins")))
+
+
+def _handed_on(call: ast.Call) -> set[str]:
+    """The names a call hands on as they are: `f(a, *rest, key=b, **kw)` -> {a, rest, b, kw}."""
+    values = [*call.args, *(k.value for k in call.keywords)]
+    values = [v.value if isinstance(v, ast.Starred) else v for v in values]
+    return {v.id for v in values if isinstance(v, ast.Name)}
 
 
 def called(node) -> dict[tuple[str, bool], str | None]:
