@@ -66,14 +66,20 @@ def test_each_move_found_is_checked_and_listed_first(tmp_path, capsys):
         ("Engine._accept", "equivalent"), ("Engine.check_limits", "equivalent")]
     assert len(report["pairs"]) == 5 and all(p["verdict"] == "equivalent" for p in report["pairs"])
     assert md.startswith("## Equivalence check: **equivalent**") and "### Moves found: 5" in md
-    assert md.index("### Moves found") < md.index("## Engine.align_tokens")
+    assert md.index("### Moves found") < md.index("<summary>Engine.align_tokens: equivalent</summary>")
+    assert "5 methods moved out of their class: 5 equivalent." in md
     assert "moves found: 5\n  Engine.align_tokens -> sglang.srt.token_math" in capsys.readouterr().out
 
 
 def test_an_edit_in_one_moved_body_makes_that_move_divergent(tmp_path):
     after = _edited(tmp_path, "after", "sglang/srt/token_math.py", "if n <= 0:", "if n < 0:")
-    code, report, _ = _run(tmp_path, after)
+    code, report, md = _run(tmp_path, after)
     assert (code, report["verdict"]) == (1, "divergent")
+    # the reviewer reads the move that changes behaviour first, with real values (no stand-in)
+    changes = md[md.index("### What changes behaviour"):md.index("### Other edits")]
+    assert "`Engine.align_tokens`: one version raises where the other does not" in changes
+    assert "`n` = `0`): before raises `ValueError: no tokens: 0`; after returns `0`" in changes
+    assert "1 behaves differently" in md and "StandIn" not in changes
     verdicts = {m["from"]: m["verdict"] for m in report["moves"]}
     assert (verdicts["Engine.align_tokens"], verdicts["Engine.describe_layout"]) == ("divergent", "equivalent")
     edits = {m["from"]: m["other_edits"] for m in report["moves"]}
@@ -198,5 +204,5 @@ def test_the_preset_checks_its_own_move_and_every_other_move_is_checked_as_usual
     assert [c["kind"] for c in report["checks"]] == ["preset", "method"] or \
         [c["kind"] for c in report["checks"]] == ["method", "preset"]
     text = md.read_text()
-    assert "### Moves found: 2" in text and "## ModelRunner.profile_max_num_token" in text
-    assert "## ModelRunner.configure_kv_cache_dtype" in text
+    assert "### Moves found: 2" in text and "<summary>ModelRunner.profile_max_num_token: equivalent" in text
+    assert "<summary>ModelRunner.configure_kv_cache_dtype: equivalent" in text

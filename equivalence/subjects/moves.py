@@ -146,29 +146,10 @@ class MovesSubject(Subject):
             return self.preset.markdown(report)
         from equivalence.component.report import markdown as component_markdown
         from equivalence.engine.report.report import markdown as method_markdown
+        from equivalence.subjects.moves_report import markdown
 
-        from equivalence.engine.report.report import compared_lines, revision_lines
-
-        out = [f"## Equivalence check: **{report['verdict_line']}**", ""]
-        out += [x for line in revision_lines(report, lambda t: f"`{t}`") + compared_lines(report, lambda t: f"`{t}`")
-                for x in (line, "")]
-        out += [f"### Moves found: {len(report['moves'])}", "",
-                "| from | to | kind | similarity | verdict |", "|---|---|---|---|---|"]
-        out += [f"| `{m['from']}` ({m['from_file']}) | `{m['to']}` ({m['to_file']}) | {m['kind']}"
-                f"{', wrapper kept' if m['wrapper'] else ''} | {m['similarity']:.2f} | {m['verdict']} |"
-                for m in report["moves"]]
-        for m in report["moves"]:
-            if m.get("why"):
-                out.append(f"\n- `{m['from']}`: {m['verdict']}: {m['why']}")
-        edits = [(m, e) for m in report["moves"] for e in m.get("other_edits", [])]
-        if edits:
-            out += ["", f"### Other edits on the moves' paths: {len(edits)}", ""]
-            out += [f"- `{m['from']}`: {e['file']}{':' + str(e['line']) if e['line'] else ''}"
-                    f"{' (was ' + e['before'] + ')' if e['before'] else ''}: {e['what']}" for m, e in edits]
-        for c in report["checks"]:
-            render = {"component": component_markdown, "preset": self.preset.markdown}.get(c["kind"], method_markdown)
-            out += ["", f"## {', '.join(c['moves'])}", "", render(c["report"])]
-        return "\n".join(out)
+        renders = {"component": component_markdown, "preset": self.preset.markdown}
+        return markdown(report, lambda c: renders.get(c["kind"], method_markdown)(c["report"]))
 
     def terminal(self, report: dict) -> str:
         if self.ran_preset or "checks" not in report:

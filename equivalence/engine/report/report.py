@@ -91,7 +91,8 @@ def pair_json(result: PairResult, static: StaticReport | str, render: Render = R
               judge_static: bool = True) -> dict:
     """`judge_static`: a changed module global is a divergence (not so for a fix's pair, whose
     code changes on purpose: running judges its delta)."""
-    divergences = [_entry(result, k, render) for k in sorted(result.differences) if is_divergence(k)]
+    divergences = sorted((_entry(result, k, render) for k in sorted(result.differences) if is_divergence(k)),
+                         key=harness_made)
     classified = [_entry(result, k, render) for k in sorted(result.differences) if k in CLASSIFIED]
     not_modelled = [_entry(result, k, render) for k in sorted(result.differences) if k == NOT_MODELLED]
     verdict = result.verdict
@@ -121,6 +122,13 @@ def pair_json(result: PairResult, static: StaticReport | str, render: Render = R
         "inputs": {k: [describe(o) for o in options] for k, options in result.inputs.items()},
         "static": static.to_json() if isinstance(static, StaticReport) else {"error": static},
     }
+
+
+def harness_made(entry: dict) -> bool:
+    """Whether a difference's smallest configuration needs a stand-in (an object the harness made
+    up for an input it cannot build): shown after the differences real values show."""
+    shown = json.dumps([entry.get("choices"), entry.get("before"), entry.get("after")], default=str)
+    return "<stand-in>" in shown or "StandIn" in shown
 
 
 CORE_ROLE = {"wrapper": "function", "moved": "function", "static": "static method", "method": "method"}

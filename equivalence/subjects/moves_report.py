@@ -1,0 +1,186 @@
+"""The report of what moved, for a reviewer: the verdict and what it means in plain words, the
+moves table, then only what needs reading (the moves that change behaviour, with the smallest
+configuration that shows it; the other edits on the moves' paths, both places named; why
+anything is not proven or not checked, each reason once), and last each check in full, folded.
+Built from the JSON only."""
+
+from __future__ import annotations
+
+import json
+from typing import Callable
+
+from equivalence.engine.report.report import EXPLAIN, harness_made
+
+TABLE_ROWS = 60  # moves listed in the table; the rest counted (the JSON has every one)
+LIST_ITEMS = 25  # items of a list shown before the rest is counted
+MEANING = {
+    "equivalent": "every move found behaves as before: on every configuration tried, before and after return, "
+                  "raise, write and call the same",
+    "divergent": "at least one move behaves differently: it is named below with a configuration that shows it",
+    "inconclusive": "no difference was found, but not everything was proven: the reasons are below",
+    "could not run": "a check could not run: the reasons are below",
+}
+GLOSSARY = ("How to read the checks: a *configuration* is one set of values for what the code reads; a "
+            "*stand-in* is an object the harness makes up for a value it cannot build (every attribute and call "
+            "works on it), so a difference that needs one is shown last; the *map* says which parameter of the "
+            "new function stands for which expression of the old method; *residual differences* are the lines "
+            "of the moved body that still differ once the map is applied.")
+
+
+def markdown(report: dict, render_check: Callable[[dict], str]) -> str:
+    moves = report["moves"]
+    out = [f"## Equivalence check: **{report['verdict_line']}**", "",
+           f"{_counts(moves)} {MEANING.get(report['verdict'], '').capitalize()}.", ""]
+    out += _compared(report)
+    out += [f"### Moves found: {len(moves)}", "", "| method | moved to | how | verdict |", "|---|---|---|---|"]
+    for m in moves[:TABLE_ROWS]:
+        how = m["kind"] + (", wrapper kept" if m["wrapper"] else "")
+        out.append(f"| `{m['from']}` ({m['from_file']}) | `{m['to']}` ({m['to_file']}) | {how} | {m['verdict']} |")
+    if len(moves) > TABLE_ROWS:
+        out.append(f"| … {len(moves) - TABLE_ROWS} more moves | | | the JSON lists every one |")
+    out += _changes(report)
+    out += _edits(moves)
+    out += _reasons("Not proven", [m for m in moves if m["verdict"] in ("inconclusive", "could not run")])
+    out += _reasons("Not checked", [m for m in moves if m["verdict"] == "not checked"])
+    if report["checks"]:
+        out += ["", "### Each check in full", "", GLOSSARY]
+        for c in report["checks"]:
+            out += ["", f"<details><summary>{', '.join(c['moves'])}: {c['report']['verdict']}</summary>", "",
+                    _nested(_short_labels(render_check(c), report)), "", "</details>"]
+    return "\n".join(out) + "\n"
+
+
+def _counts(moves: list[dict]) -> str:
+    by = {}
+    for m in moves:
+        by[m["verdict"]] = by.get(m["verdict"], 0) + 1
+    words = {"equivalent": "equivalent", "divergent": "behave differently", "inconclusive": "not proven",
+             "could not run": "could not be checked", "not checked": "not checked (a kind the harness does not "
+             "check yet)"}
+    parts = [f"{n} {words.get(v, v).replace('behave ', 'behaves ') if n == 1 else words.get(v, v)}" for v, n in sorted(by.items(), key=lambda x: list(words).index(x[0])
+                                                            if x[0] in words else 99)]
+    return f"**{len(moves)} method{'s' if len(moves) != 1 else ''} moved out of their class: {', '.join(parts)}.**"
+
+
+def _compared(report: dict) -> list[str]:
+    from equivalence.engine.report.report import compared_lines, revision_lines
+
+    lines = revision_lines(report, lambda t: f"`{t}`") + compared_lines(report, lambda t: f"`{t}`")
+    return [x for line in lines for x in (line, "")]
+
+
+def _changes(report: dict) -> list[str]:
+    """Each move that changes behaviour, with its first difference real values show."""
+    out = []
+    for c in report["checks"]:
+        if c["report"]["verdict"] != "divergent":
+            continue
+        for p in c["report"].get("pairs", []):
+            first = next(iter(p.get("divergences") or []), None)
+            if first is None:
+                continue
+            out.append(f"- `{', '.join(c['moves'])}`: {_difference(first)}")
+    return (["", "### What changes behaviour", ""] + out) if out else []
+
+
+def _difference(d: dict) -> str:
+    what = d.get("explanation") or EXPLAIN.get(d["kind"], d["kind"])
+    if "globals" in d:
+        names = ", ".join(f"`{g['name']}`" for g in d["globals"])
+        return f"{what}: {names}"
+    text = f"{what} ({d['count']} configurations"
+    if d.get("choices") is not None:
+        given = ", ".join(f"`{k.removeprefix('local:')}` = {_value(v)}" for k, v in d["choices"].items())
+        text += f"; e.g. {given or 'every input at its first value'}"
+    text += ")"
+    if d.get("before") is not None:
+        text += f": before {_observed(d['before'])}; after {_observed(d['after'])}"
+    if harness_made(d):
+        text += " (only with a stand-in: no real value of those inputs was found to show it)"
+    return text
+
+
+def _value(v) -> str:
+    return f"`{json.dumps(v, default=str)}`" if not isinstance(v, str) or not v.startswith("<") else v
+
+
+def _observed(o) -> str:
+    if not isinstance(o, dict):
+        return f"`{json.dumps(o, default=str)[:200]}`"
+    if o.get("exception"):
+        return f"raises `{o['exception'][:200]}`"
+    shown = f"returns `{json.dumps(o.get('returned'), default=str)[:200]}`"
+    if o.get("events"):
+        shown += f" after {len(o['events'])} effect(s)"
+    return shown
+
+
+def _one_line(code) -> str:
+    text = " ".join(str(code or "").split())
+    return text if len(text) <= 160 else text[:150] + f" … ({len(text) - 150} more characters)"
+
+
+def _edits(moves: list[dict]) -> list[str]:
+    seen, out = set(), []
+    for m in moves:
+        for e in m.get("other_edits", []):
+            key = (e["file"], e["line"], e["what"])
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(f"- `{m['from']}`: {_place(e)}: {e['what']}")
+    if not out:
+        return []
+    shown = out[:LIST_ITEMS]
+    more = [f"- … {len(out) - len(shown)} more (the JSON lists every one)"] if len(out) > len(shown) else []
+    return ["", f"### Other edits on the moves' paths: {len(out)}", ""] + shown + more
+
+
+def _place(e: dict) -> str:
+    here = f"{e['file']}:{e['line']}" if e.get("line") else e["file"]
+    if not e.get("before"):
+        return f"after {here}"
+    if e["before"] == here:
+        return f"before {here}"
+    return f"after {here} (before {e['before']})"
+
+
+def _reasons(title: str, moves: list[dict]) -> list[str]:
+    """Each reason once, with the moves it holds for."""
+    by: dict[str, list[str]] = {}
+    for m in moves:
+        by.setdefault(m.get("why") or "no reason given", []).append(m["from"])
+    if not by:
+        return []
+    out = ["", f"### {title}: {len(moves)}", ""]
+    for why, names in list(by.items())[:LIST_ITEMS]:
+        listed = ", ".join(f"`{n}`" for n in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        out.append(f"- {listed}: {_one_reason(why)}")
+    if len(by) > LIST_ITEMS:
+        out.append(f"- … {len(by) - LIST_ITEMS} more reasons (the JSON lists every one)")
+    return out
+
+
+def _one_reason(why: str) -> str:
+    text = " ".join(why.split())
+    return text if len(text) <= 700 else text[:690] + " … (the JSON has the rest)"
+
+
+def _nested(text: str) -> str:
+    """A check's own report inside the moves report: its title dropped (the summary says it) and
+    its headings one level down."""
+    lines = text.rstrip("\n").split("\n")
+    if lines and lines[0].startswith("## Equivalence check"):
+        lines = lines[1:]
+    return "\n".join("#" + line if line.startswith("###") else line for line in lines).strip("\n")
+
+
+def _short_labels(text: str, report: dict) -> str:
+    """With one pair of trees, their paths (long, and the same in every check) read "before" and
+    "after"."""
+    pairs = {m.get("pair") for m in report["moves"]}
+    if len(pairs) != 1 or not next(iter(pairs)):
+        return text
+    before, _, after = next(iter(pairs)).partition(" -> ")
+    return text.replace(f"{before} → {after}", "before → after").replace(f"| {before} | {after} |",
+                                                                           "| before | after |")
