@@ -206,3 +206,36 @@ def test_the_preset_checks_its_own_move_and_every_other_move_is_checked_as_usual
     text = md.read_text()
     assert "### Moves found: 2" in text and "<summary>ModelRunner.profile_max_num_token: equivalent" in text
     assert "<summary>ModelRunner.configure_kv_cache_dtype: equivalent" in text
+
+
+def test_a_field_s_source_changed_on_the_way_is_an_edit_apart_from_an_equivalent_move(tmp_path):
+    # describe_layout moved by hand, and on the way the wrapper passes `self.parallel.tp_size`
+    # where the old body read `self.tp_size`, and the function got a default for page_size
+    after = _edited(tmp_path, "after", "sglang/srt/engine.py",
+                    "return layout.describe(prefix, self.tp_size, self.page_size)",
+                    "return layout.describe(prefix, self.parallel.tp_size, self.page_size)")
+    engine = after / "sglang/srt/engine.py"
+    engine.write_text(engine.read_text().replace("        self.stats = {}\n", "        self.stats = {}\n"
+                                                 "        self.parallel = Parallel(tp_size)\n", 1)
+                      .replace("class Engine:", "class Parallel:\n    def __init__(self, tp_size):\n"
+                               "        self.tp_size = tp_size\n\n\nclass Engine:"))
+    layout = after / "sglang/srt/layout.py"
+    layout.write_text(layout.read_text().replace("tp_size, page_size):", "tp_size, page_size=1):"))
+    code, report, md = _run(tmp_path, after)
+    assert (code, report["verdict"]) == (1, "divergent")  # behaviour changed: the exit status says so
+    move = next(m for m in report["moves"] if m["from"] == "Engine.describe_layout")
+    assert (move["verdict"], move["path_verdict"]) == ("equivalent", "divergent")
+    assert move["verdict_line"] == "the move is equivalent; 1 other edit on its path changes behaviour"
+    source, default = [e for e in move["other_edits"] if e["what"].startswith(("field source", "default"))]
+    assert source["changes_behaviour"] and (source["file"], source["before"]) == ("sglang/srt/engine.py",
+                                                                                 "sglang/srt/engine.py:21")
+    assert "`tp_size` is passed `self.parallel.tp_size` where the old body read `self.tp_size`" in source["what"]
+    assert (default["file"], default["line"]) == ("sglang/srt/layout.py", 1) and "`page_size=1`" in default["what"]
+    assert "5 equivalent. 1 other edit on their way changes behaviour." in md
+    assert "`Engine.describe_layout`: the move alone is equivalent; the edit on its way" in md
+    # the same edit undone: nothing changes behaviour, the default stays listed
+    engine.write_text(engine.read_text().replace("self.parallel.tp_size", "self.tp_size"))
+    code, report, _ = _run(tmp_path, after)
+    move = next(m for m in report["moves"] if m["from"] == "Engine.describe_layout")
+    assert (code, move["verdict"], "path_verdict" in move) == (0, "equivalent", False)
+    assert [e["what"].split(":")[0] for e in move["other_edits"]] == ["default added"]

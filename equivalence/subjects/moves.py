@@ -16,6 +16,7 @@ from equivalence.subject import Subject
 from equivalence.subjects.registration import Registration
 from pysource import layout
 from equivalence.subjects.moves_callers import NotMapped, delegation
+from equivalence.subjects.moves_edits import default_edits, source_edits, undo
 from pysource.moves import Move, find_moves
 
 NO_CALL_IN_CLASS = "calls it only from other modules"  # pysource.extraction's answer when the class calls it nowhere
@@ -125,10 +126,13 @@ class MovesSubject(Subject):
                 for method, _ in together:
                     within[method] = (first.source, report["verdict"])
                 checks.append({"moves": [e["from"] for e in entries], "kind": kind, "report": report})
-                edits = _other_edits(report) + [e.to_json() for m in group for e in m.call_edits]
+                alone = report.get("move_alone")
+                edits = (alone["edits"] if alone else []) + _other_edits(report, bool(alone)) + \
+                    [e for m in group if m.kind.startswith("function")
+                     for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
+                    [e.to_json() for m in group for e in m.call_edits]
                 for entry in entries:
-                    listed.append({**entry, "other_edits": edits, "verdict": report["verdict"],
-                                   "verdict_line": report.get("verdict_line", report["verdict"]),
+                    listed.append({**entry, "other_edits": edits, **_verdicts(report, alone),
                                    **({"why": report["through_callers"]} if "through_callers" in report else {})})
         for entry in listed:  # a move that could not run alone, run for real within another's check
             name = entry["from"].rsplit(".", 1)[-1]
@@ -217,7 +221,49 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         report = check(versions, [(versions[0], versions[1])], method, mutants).to_json()
     if notes:
         report["through_callers"] = notes[0]
+    elif report["verdict"] == "divergent" and not isinstance(versions[1], Unloaded):
+        alone = _move_alone(first, method, versions, trees[1], report)
+        if alone:
+            report["move_alone"] = alone
     return report
+
+
+def _move_alone(move: Move, method, versions, after_tree, report: dict) -> dict | None:
+    """The move judged without the fields' sources the after version changed (moves_edits): its
+    verdict, and those edits, each with its places, changing behaviour when the move alone does
+    not diverge (the whole path's first difference shows it)."""
+    from equivalence.engine.check import check
+    from equivalence.engine.run.frozen import frozen
+
+    pair = report["pairs"][0]
+    edits = source_edits(pair.get("static") or {})
+    if not edits:
+        return None
+    after_rel = move.owner[0] if move.owner else move.origin.rel
+    side = _after_side(method, move)
+    root = layout.find_root(Path(after_tree[1]), side.source_rel).root
+    undone = undo(root, side.source_rel, move.destination.name, edits)
+    if undone is None:
+        return None
+    try:
+        after = side.load(root, f"{after_tree[0]} (the move alone)", undone.override)
+    except LoadError:
+        return None
+    with frozen():
+        alone = check([versions[0], after], [(versions[0], after)], method, False).to_json()
+    shown = (pair.get("divergences") or [None])[0]
+    changes = alone["verdict"] == "equivalent"
+    return {"verdict": alone["verdict"],
+            "edits": [{"file": after_rel, "line": line, "before": _read_at(move, edit.was), "what": edit.what(),
+                       "changes_behaviour": changes, **({"shown_by": shown} if changes and shown else {})}
+                      for edit, line in undone.places]}
+
+
+def _read_at(move: Move, expression: str) -> str:
+    """file:line of the old body's first read of `expression`."""
+    line = next((n.lineno for n in ast.walk(move.origin.node) if isinstance(n, ast.expr)
+                 and ast.unparse(n) == expression), move.origin.node.lineno)
+    return f"{move.origin.rel}:{line}"
 
 
 def _after_side(method, move: Move):
@@ -228,9 +274,23 @@ def _after_side(method, move: Move):
     return dataclasses.replace(method, source_rel=move.owner[0], class_name=move.owner[1])
 
 
-def _other_edits(report: dict) -> list[dict]:
+def _verdicts(report: dict, alone: dict | None) -> dict:
+    """A move's verdict: the move alone's when the fields' sources changed on its way (the whole
+    path's kept as `path_verdict`), else the whole path's."""
+    if not alone:
+        return {"verdict": report["verdict"], "verdict_line": report.get("verdict_line", report["verdict"])}
+    changing = sum(e["changes_behaviour"] for e in alone["edits"])
+    line = f"the move is {alone['verdict']}" + (f"; {changing} other edit{'s' if changing != 1 else ''} on its "
+                                                f"path change{'s' if changing == 1 else ''} behaviour"
+                                                if changing else "")
+    return {"verdict": alone["verdict"], "verdict_line": line, "path_verdict": report["verdict"]}
+
+
+def _other_edits(report: dict, sources_listed: bool = False) -> list[dict]:
     """What the static check found beyond the move itself: each change of the moved body it does
-    not explain (file:line on both sides), each module global the moved code reads that changed."""
+    not explain (file:line on both sides), each module global the moved code reads that changed.
+    `sources_listed`: the fields' sources changed are listed already (moves_edits), not again
+    as the lines that read them."""
     out = []
     for pair in report.get("pairs", []):
         static = pair.get("static")
@@ -239,7 +299,7 @@ def _other_edits(report: dict) -> list[dict]:
         before_file = str(static.get("before", "")).split(":")[0]
         after_file = str(static.get("after", "")).split(":")[0]
         for r in static.get("residuals", []):
-            if r.get("explained"):
+            if r.get("explained") or (sources_listed and r.get("kind") == "mapping-mismatch"):
                 continue
             out.append({"file": after_file if r.get("after_line") else before_file,
                         "line": r.get("after_line") or r.get("before_line"),

@@ -29,8 +29,11 @@ GLOSSARY = ("How to read the checks: a *configuration* is one set of values for 
 
 def markdown(report: dict, render_check: Callable[[dict], str]) -> str:
     moves = report["moves"]
+    meaning = MEANING.get(report["verdict"], "")
+    if report["verdict"] == "divergent" and not any(m["verdict"] == "divergent" for m in moves):
+        meaning = "each move alone behaves as before, but edits made on their way change behaviour: named below"
     out = [f"## Equivalence check: **{report['verdict_line']}**", "",
-           f"{_counts(moves)} {MEANING.get(report['verdict'], '').capitalize()}.", ""]
+           f"{_counts(moves)} {meaning[:1].upper() + meaning[1:]}.", ""]
     out += _compared(report)
     out += [f"### Moves found: {len(moves)}", "", "| method | moved to | how | verdict |", "|---|---|---|---|"]
     for m in moves[:TABLE_ROWS]:
@@ -59,7 +62,12 @@ def _counts(moves: list[dict]) -> str:
              "check yet)"}
     parts = [f"{n} {words.get(v, v).replace('behave ', 'behaves ') if n == 1 else words.get(v, v)}" for v, n in sorted(by.items(), key=lambda x: list(words).index(x[0])
                                                             if x[0] in words else 99)]
-    return f"**{len(moves)} method{'s' if len(moves) != 1 else ''} moved out of their class: {', '.join(parts)}.**"
+    changing = {(e["file"], e["line"], e["what"]) for m in moves for e in m.get("other_edits", [])
+                if e.get("changes_behaviour")}
+    edits = (f" {len(changing)} other edit{'s' if len(changing) != 1 else ''} on their way "
+             f"change{'s' if len(changing) == 1 else ''} behaviour." if changing else "")
+    return (f"**{len(moves)} method{'s' if len(moves) != 1 else ''} moved out of their class: {', '.join(parts)}."
+            f"{edits}**")
 
 
 def _compared(report: dict) -> list[str]:
@@ -79,7 +87,14 @@ def _changes(report: dict) -> list[str]:
             first = next(iter(p.get("divergences") or []), None)
             if first is None:
                 continue
-            out.append(f"- `{', '.join(c['moves'])}`: {_difference(first)}")
+            alone = c["report"].get("move_alone")
+            if alone and alone["verdict"] == "equivalent":
+                places = "; ".join(f"{_place(e)}: {e['what']}" for e in alone["edits"])
+                out.append(f"- `{', '.join(c['moves'])}`: the move alone is equivalent; the edit{'s' if len(alone['edits']) > 1 else ''} "
+                           f"on its way ({places}) change{'s' if len(alone['edits']) == 1 else ''} behaviour: "
+                           f"{_difference(first)}")
+            else:
+                out.append(f"- `{', '.join(c['moves'])}`: {_difference(first)}")
     return (["", "### What changes behaviour", ""] + out) if out else []
 
 

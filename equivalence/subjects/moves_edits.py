@@ -1,0 +1,104 @@
+"""A move and the edits made on its way, told apart. A hand-written extraction often passes a
+parameter from another place than the old body read (`describe(self.parallel.tp_size)` where the
+method read `self.tp_size`): a field's source changed. When the whole path diverges, the check
+runs again with each such argument put back as the old body read it (a text override of the
+after version's file, nothing written): the move is then judged alone, and the edit, listed
+apart, is what changes behaviour, with the configuration the whole path showed."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from pysource import parsing
+
+
+@dataclass(frozen=True)
+class SourceEdit:
+    param: str  # the function's parameter
+    now: str  # what the after version passes
+    was: str  # what the old body read in its place
+
+    def what(self) -> str:
+        return (f"field source changed: `{self.param}` is passed `{self.now}` where the old body read "
+                f"`{self.was}`")
+
+
+@dataclass(frozen=True)
+class Undone:
+    override: dict[str, str]  # the after file (relative) -> its text with the old sources passed
+    places: tuple[tuple[SourceEdit, int], ...]  # each edit put back, with the line of the call
+
+
+def source_edits(static: dict) -> list[SourceEdit]:
+    """The parameters the static check's map says are passed from elsewhere than the old body
+    read (one place read before, another passed now)."""
+    out = []
+    for e in static.get("map", []):
+        reads = set(e.get("before_reads") or ())
+        if e.get("kind") == "parameter" and len(reads) == 1 and e["expression"] not in reads:
+            out.append(SourceEdit(e["name"], e["expression"], next(iter(reads))))
+    return out
+
+
+def undo(after_root: Path, rel: str, function: str, edits: list[SourceEdit]) -> Undone | None:
+    """The after file `rel` with each call of `function` passing an edit's `now` passing its
+    `was` instead; None when no call passes one of them as written."""
+    path = after_root / rel
+    text = path.read_text(encoding="utf-8")
+    tree = parsing.parse(text, str(path))
+    by_now = {e.now: e for e in edits}
+    spans, places = [], []
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and _names(call.func, function)):
+            continue
+        for arg in (*call.args, *(k.value for k in call.keywords)):
+            edit = by_now.get(ast.unparse(arg))
+            if edit is not None:
+                spans.append((arg, edit.was))
+                places.append((edit, call.lineno))
+    if not spans:
+        return None
+    return Undone({rel: _replaced(text, spans)}, tuple(places))
+
+
+def _names(func, function: str) -> bool:
+    return (isinstance(func, ast.Name) and func.id == function) or \
+        (isinstance(func, ast.Attribute) and func.attr == function)
+
+
+def _replaced(text: str, spans: list[tuple[ast.AST, str]]) -> str:
+    """`text` with each node's source replaced (ast offsets are UTF-8 bytes within a line)."""
+    data = text.encode("utf-8")
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    for node, new in sorted(spans, key=lambda s: (s[0].lineno, s[0].col_offset), reverse=True):
+        begin = starts[node.lineno - 1] + node.col_offset
+        end = starts[node.end_lineno - 1] + node.end_col_offset
+        data = data[:begin] + f"({new})".encode("utf-8") + data[end:]
+    return data.decode("utf-8")
+
+
+def default_edits(origin: ast.FunctionDef, function: ast.FunctionDef, file: str) -> list[dict]:
+    """Defaults of the function that the old method did not have, or had with another value:
+    each one listed (a caller that leaves the argument out now gets it)."""
+    old = _defaults(origin)
+    out = []
+    for name, default in _defaults(function).items():
+        if name not in old:
+            out.append({"file": file, "line": default.lineno, "before": "",
+                        "what": f"default added: `{name}={ast.unparse(default)}` (the old method had none for it)"})
+        elif ast.unparse(old[name]) != ast.unparse(default):
+            out.append({"file": file, "line": default.lineno, "before": "",
+                        "what": f"default changed: `{name}={ast.unparse(old[name])}` -> "
+                                f"`{name}={ast.unparse(default)}`"})
+    return out
+
+
+def _defaults(fn: ast.FunctionDef) -> dict[str, ast.expr]:
+    params = [*fn.args.posonlyargs, *fn.args.args]
+    out = dict(zip((a.arg for a in params[len(params) - len(fn.args.defaults):]), fn.args.defaults))
+    out.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
+    return out
