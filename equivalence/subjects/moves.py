@@ -160,20 +160,10 @@ class MovesSubject(Subject):
             return self.preset.terminal(report)
         from equivalence.component.report import terminal as component_terminal
         from equivalence.engine.report.report import terminal as method_terminal
+        from equivalence.subjects.moves_report import terminal
 
-        from equivalence.engine.report.report import compared_lines, revision_lines
-
-        out = revision_lines(report) + compared_lines(report) + [f"moves found: {len(report['moves'])}"]
-        for m in report["moves"]:
-            out.append(f"  {m['from']} -> {m['to']} ({m['kind']}{', wrapper kept' if m['wrapper'] else ''}; "
-                       f"similarity {m['similarity']:.2f}): {m['verdict']}" + (f": {m['why']}" if m.get("why") else ""))
-            out += [f"    other edit: {e['file']}{':' + str(e['line']) if e['line'] else ''}: {e['what']}"
-                    for e in m.get("other_edits", [])]
-        for c in report["checks"]:
-            render = {"component": component_terminal, "preset": self.preset.terminal}.get(c["kind"], method_terminal)
-            out += ["", f"== {', '.join(c['moves'])}", render(c["report"])]
-        out.append(f"verdict: {report['verdict_line']}")
-        return "\n".join(out)
+        renders = {"component": component_terminal, "preset": self.preset.terminal}
+        return terminal(report, lambda c: renders.get(c["kind"], method_terminal)(c["report"]))
 
 
 def _is_preset(move: Move) -> bool:

@@ -53,6 +53,24 @@ def markdown(report: dict, render_check: Callable[[dict], str]) -> str:
     return "\n".join(out) + "\n"
 
 
+def terminal(report: dict, render_check: Callable[[dict], str]) -> str:
+    from equivalence.engine.report.report import compared_lines, revision_lines
+
+    out = revision_lines(report) + compared_lines(report) + [f"moves found: {len(report['moves'])}"]
+    for m in report["moves"]:
+        out.append(f"  {m['from']} -> {m['to']} ({m['kind']}{', wrapper kept' if m['wrapper'] else ''}; "
+                   f"similarity {m['similarity']:.2f}): {m.get('verdict_line', m['verdict'])}"
+                   + (f": {m['why']}" if m.get("why") else ""))
+        out += [f"    other edit: {_place(e)}: {e['what']}" for e in m.get("other_edits", [])]
+    for c in report["checks"]:  # each check's own last line says its verdict: not the report's
+        own = render_check(c).rstrip("\n").split("\n")
+        if own and own[-1].startswith("verdict: "):
+            own[-1] = f"this check: {own[-1].removeprefix('verdict: ')}"
+        out += ["", f"== {', '.join(c['moves'])}", *own]
+    out.append(f"verdict: {report['verdict_line']}")
+    return "\n".join(out)
+
+
 def _counts(moves: list[dict]) -> str:
     by = {}
     for m in moves:
