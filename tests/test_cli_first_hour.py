@@ -166,12 +166,19 @@ METHOD_TREE = REPO / "fixtures" / "trees" / "method_one_result"
 METHOD_ARGS = ["ModelRunner.bind_threads", "sglang.srt.utils.numa_utils"]
 
 
+def _sigint_default():
+    """In the child: SIGINT at its default, so Python turns it into KeyboardInterrupt even when
+    the suite itself was started with SIGINT ignored (a background job of a shell without job
+    control: its children inherit the ignore, and the Ctrl-C these tests send would be lost)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupted_while_importing(argv: list[str], module: str) -> subprocess.CompletedProcess:
     """`python -m ARGV` sent SIGINT once `-X importtime` shows it importing `module` (the command's
     package is imported by then, its own heavy imports are not done)."""
     proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", *map(str, argv)], cwd=REPO,
                             env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_default)
     seen = []
     for line in proc.stderr:
         seen.append(line)
@@ -233,7 +240,8 @@ def test_a_ctrl_c_while_planning_writes_nothing(tmp_path):
     root = copy(METHOD_TREE, tmp_path)
     before = tree_hash(root)
     res = subprocess.run([sys.executable, "-c", CTRL_C, "planning", str(root), *METHOD_ARGS], cwd=REPO,
-                         env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
+                         preexec_fn=_sigint_default)
     assert res.returncode == 130 and res.stderr.splitlines()[-1] == "interrupted; nothing was written", res.stderr
     assert "Traceback" not in res.stderr
     assert tree_hash(root) == before
@@ -242,7 +250,8 @@ def test_a_ctrl_c_while_planning_writes_nothing(tmp_path):
 def test_a_ctrl_c_between_commits_says_which_steps_are_committed(tmp_path):
     root = git_tree(METHOD_TREE, tmp_path)
     res = subprocess.run([sys.executable, "-c", CTRL_C, "commit", str(root), *METHOD_ARGS, "--commit"], cwd=REPO,
-                         env={**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}, capture_output=True, text=True)
+                         env={**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}, capture_output=True, text=True,
+                         preexec_fn=_sigint_default)
     assert res.returncode == 130 and "Traceback" not in res.stderr, res.stderr
     last = res.stderr.splitlines()[-1]
     assert last.startswith("interrupted while committing step 2") and "Committed before it: step 1." in last, last
