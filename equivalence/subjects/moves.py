@@ -9,6 +9,7 @@ import ast
 import dataclasses
 from pathlib import Path
 
+from equivalence import progress
 from equivalence.engine.load.errors import LoadError
 from equivalence.presets.kv_dtype.files import RUNNER_PATH
 from equivalence.presets.kv_dtype.preset import KvPreset
@@ -93,7 +94,7 @@ class MovesSubject(Subject):
             for m in moves:
                 key = (m.origin.rel, m.origin.class_name, m.attr) if m.kind == "component" else (id(m),)
                 groups.setdefault(key, []).append(m)
-            for group in groups.values():
+            for group in progress.each("move", list(groups.values()), lambda g: g[0].source):
                 first = group[0]
                 entries = [dict(m.to_json(), pair=f"{trees[b][0]} -> {trees[a][0]}") for m in group]
                 if first.kind not in CHECKED:
