@@ -63,13 +63,16 @@ BIND_CALL = "binding.bind(tp_rank=self.tp_rank, tp_size=self.tp_size)"
     ({TARGET: ("cpu = tp_rank\n", "cpu = tp_rank + 1\n")}, [("changed", 21, 14)]),
     ({TARGET: ("    return cpu\n", '    logger.info("done")\n    return cpu\n')}, [("added", None, 18)]),
     ({TARGET: ('        logger.warning("bound %s", cpu)\n', "")}, [("removed", 24, None)]),
-    ({TARGET: ("Pick this rank's CPU.", "Pick a CPU.")}, [("changed", 17, 10)]),
+    ({TARGET: ("Pick this rank's CPU.", "Pick a CPU.")}, [("docstring", 17, 10)]),
     ({TARGET: ('if mode == "all":', 'if mode == "any":')}, [("changed", 19, 12)]),
 ], ids=["parameter-from-another-attribute", "result-to-another-attribute", "write-dropped", "statement-changed",
         "statement-added", "statement-removed", "docstring-changed", "test-changed"])
 def test_residuals(tmp_path, edits, expected):
     report = _check(tmp_path, 3, edits)
     assert _kinds(report) == expected
+    # a docstring's text is documentation: listed, explained; every other residual is not
+    assert [r.explained for r in report.residuals] == [kind in ("docstring", "applied-by-caller")
+                                                       for kind, _, _ in expected]
     assert not report.divergent  # residuals are listed, not failures by themselves
 
 

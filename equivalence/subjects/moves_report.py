@@ -13,6 +13,8 @@ from equivalence.engine.report.report import EXPLAIN, harness_made
 
 TABLE_ROWS = 60  # moves listed in the table; the rest counted (the JSON has every one)
 LIST_ITEMS = 25  # items of a list shown before the rest is counted
+DETAILS_BUDGET = 56 * 1024  # the folded checks stop here: the summary above them always fits a PR comment
+DETAIL_ORDER = {"divergent": 0, "inconclusive": 1, "could not run": 2, "equivalent": 3}  # what a reader opens first
 MEANING = {
     "equivalent": "every move found behaves as before: on every configuration tried, before and after return, "
                   "raise, write and call the same",
@@ -43,13 +45,28 @@ def markdown(report: dict, render_check: Callable[[dict], str]) -> str:
         out.append(f"| … {len(moves) - TABLE_ROWS} more moves | | | the JSON lists every one |")
     out += _changes(report)
     out += _edits(moves)
-    out += _reasons("Not proven", [m for m in moves if m["verdict"] in ("inconclusive", "could not run")])
-    out += _reasons("Not checked", [m for m in moves if m["verdict"] == "not checked"])
+    checked = {name: c["report"] for c in report["checks"] for name in c["moves"]}
+    out += _reasons("Not proven", [m for m in moves if m["verdict"] in ("inconclusive", "could not run")],
+                    lambda m: why_not_proven(checked[m["from"]]) if m["from"] in checked else "no reason given")
+    out += _reasons("Not checked", [m for m in moves if m["verdict"] == "not checked"], lambda m: "no reason given")
     if report["checks"]:
         out += ["", "### Each check in full", "", GLOSSARY]
-        for c in report["checks"]:
-            out += ["", f"<details><summary>{', '.join(c['moves'])}: {c['report']['verdict']}</summary>", "",
-                    _nested(_short_labels(render_check(c), report)), "", "</details>"]
+        budget = DETAILS_BUDGET - len("\n".join(out))
+        order = sorted(report["checks"], key=lambda c: DETAIL_ORDER.get(c["report"]["verdict"], 9))
+        left = []
+        for c in order:
+            block = ["", f"<details><summary>{', '.join(c['moves'])}: {c['report']['verdict']}</summary>", "",
+                     _nested(_short_labels(render_check(c), report)), "", "</details>"]
+            size = len("\n".join(block))
+            if size > budget:
+                left.append(c)
+                continue
+            budget -= size
+            out += block
+        if left:
+            out += ["", f"{len(left)} more check{'s' if len(left) != 1 else ''} in full in the JSON (left out to "
+                        f"fit a GitHub comment): " + ", ".join(f"`{c['moves'][0]}`" for c in left[:10])
+                    + (f" and {len(left) - 10} more" if len(left) > 10 else "")]
     return "\n".join(out) + "\n"
 
 
@@ -127,10 +144,58 @@ def _difference(d: dict) -> str:
         text += f"; e.g. {given or 'every input at its first value'}"
     text += ")"
     if d.get("before") is not None:
-        text += f": before {_observed(d['before'])}; after {_observed(d['after'])}"
+        effect = _first_effect_apart(d["before"], d["after"])
+        if effect:
+            text += f": {effect}"
+        else:
+            text += f": before {_observed(d['before'])}; after {_observed(d['after'])}"
     if harness_made(d):
         text += " (only with a stand-in: no real value of those inputs was found to show it)"
     return text
+
+
+def _first_effect_apart(before, after) -> str:
+    """Where the effects (calls, writes, logs) of the two runs first differ, in words; "" when
+    they do not (the difference is in what they return or raise)."""
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return ""
+    b, a = before.get("events") or [], after.get("events") or []
+    if b == a:
+        return ""
+    i = next((n for n, (x, y) in enumerate(zip(b, a)) if x != y), min(len(b), len(a)))
+    said = lambda events: _effect(events[i]) if i < len(events) else "nothing more"
+    nth = f"effect {i + 1}" if i else "the first effect"
+    return f"{nth}: before {said(b)}; after {said(a)}"
+
+
+def _effect(event) -> str:
+    kind, *rest = event
+    if kind == "call" and len(rest) == 3:
+        name, args, kwargs = rest
+        shown = [_arg(x) for x in args] + [f"{k}={_arg(v)}" for k, v in kwargs]
+        joined = ", ".join(shown)
+        return f"calls `{_one_line(f'{name}({joined})')}`"
+    if kind == "set" and len(rest) == 2:
+        return f"sets `{_one_line(f'{rest[0]} = {_arg(rest[1])}')}`"
+    if kind == "setitem" and len(rest) == 3:
+        return f"sets `{_one_line(f'{rest[0]}[{_arg(rest[1])}] = {_arg(rest[2])}')}`"
+    if kind == "log" and len(rest) >= 2:
+        return f"logs {rest[0]} `{_one_line(str(rest[1]))}`"
+    if kind == "enter" and rest:
+        return f"enters `with {rest[0]}`"
+    if kind == "exit" and rest:
+        return f"leaves `with {rest[0]}`"
+    if kind == "del" and rest:
+        return f"deletes `{rest[0]}`"
+    if kind == "setenv" and len(rest) == 2:
+        return f"sets the environment variable `{rest[0]}` to {_arg(rest[1])}"
+    return f"`{_one_line(json.dumps(event, default=str))}`"
+
+
+def _arg(v) -> str:
+    if isinstance(v, str) and v.startswith("<") and v.endswith(">"):
+        return v[1:-1].removeprefix("local:")  # a value the run passed on: its expression
+    return json.dumps(v, default=str)
 
 
 def _value(v) -> str:
@@ -178,11 +243,34 @@ def _place(e: dict) -> str:
     return f"after {here} (before {e['before']})"
 
 
-def _reasons(title: str, moves: list[dict]) -> list[str]:
+def why_not_proven(report: dict) -> str:
+    """Why a check that found no difference proves nothing, from its report, in words."""
+    out = []
+    for p in report.get("pairs", []):
+        if p.get("could_not_run"):
+            out.append(p["could_not_run"])
+        for r in p.get("untold_residuals", [])[:3]:
+            out.append(f"a line of the moved body differs and no configuration told the versions apart there "
+                       f"({r.get('line', '')} `{_one_line(r.get('before'))}` → `{_one_line(r.get('after'))}`)")
+        for side, c in (p.get("coverage") or {}).items():
+            if c.get("missed"):
+                why = "; ".join(g["why"] for g in c.get("why_missed", [])[:2])
+                out.append(f"{len(c['missed'])} of {c['branches']} branches {side} were never run"
+                           + (f" ({_one_line(why)})" if why else ""))
+        for d in p.get("not_modelled", [])[:1]:
+            out.append(f"the code reached a value the harness only stubs ({d['count']} configurations)")
+        if p.get("budget_reached"):
+            out.append(f"it stopped at its budget of {p['configs']} configurations")
+    for failure in (report.get("self_check") or {}).get("failures", []):
+        out.append(f"the self-check {failure}")
+    return "; ".join(dict.fromkeys(out)) or "the check gives no reason (see its report below)"
+
+
+def _reasons(title: str, moves: list[dict], why: Callable[[dict], str]) -> list[str]:
     """Each reason once, with the moves it holds for."""
     by: dict[str, list[str]] = {}
     for m in moves:
-        by.setdefault(m.get("why") or "no reason given", []).append(m["from"])
+        by.setdefault(m.get("why") or why(m), []).append(m["from"])
     if not by:
         return []
     out = ["", f"### {title}: {len(moves)}", ""]

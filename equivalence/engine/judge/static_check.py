@@ -5,7 +5,7 @@ value.
 Both versions are put in the old method's terms (`substitution.logic_of`): an extracted
 function's parameters become what its call passes, its returned locals what the caller assigns
 them to. The two bodies are then aligned block by block on their normalised statements
-(`ast.dump` without positions; docstrings included) and every residual difference is listed:
+(`ast.dump` without positions; the docstrings apart) and every residual difference is listed:
 
 - "added" / "removed" / "changed": a statement only one side has, or that differs;
 - "mapping-mismatch": it differs only where the map put an expression in (a wrapper passing
@@ -14,7 +14,8 @@ them to. The two bodies are then aligned block by block on their normalised stat
   (`resolved = X` where the old body did `self._record(X)`, and the caller does
   `if resolved is not None: self._record(resolved)`); verified when the caller's statement,
   with the local replaced by X, is exactly the old statement;
-- "import": a function-level import that changed; "default": a parameter default that changed.
+- "import": a function-level import that changed; "default": a parameter default that changed;
+- "docstring": the docstring's text changed, was added or removed (explained: no behaviour).
 
 A function-level import the old body needed only to reach what is now the function's own module
 global (`from TARGET import f` in the method, `def f` in TARGET) is no difference: the global is
@@ -48,6 +49,7 @@ __all__ = ["check_trees", "static_check", "StaticReport", "Residual", "StaticChe
 
 
 EXPLAINED = {
+    "docstring": "no behaviour: only the docstring's text differs (documentation, aligned apart from the code)",
     "applied-by-caller": "explained by the extraction: the function keeps the result in a local and the "
                          "caller applies it (checked against the old statement)",
 }
@@ -143,8 +145,12 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     for logic in (old, new):
         _clean_docstring(logic.body)
         logic.body = _stdlib_imports_sorted(logic.body)
+    docs = [_docstring(logic.body) for logic in (old, new)]
+    old.body, new.body = [body[1:] if doc is not None else body for body, doc in zip((old.body, new.body), docs)]
     aligner = _Aligner(old, new)
     aligner.blocks(old.body, new.body)
+    if (docs[0] is None) != (docs[1] is None) or (docs[0] is not None and _dump(docs[0]) != _dump(docs[1])):
+        aligner._add("docstring", *docs)
     residuals = aligner.residuals + _default_changes(old, new)
     residuals.sort(key=lambda r: (r.before_line or 0, r.after_line or 0))
     residuals += _call_site_residuals(before, after)
@@ -325,6 +331,13 @@ def _without(body: list[ast.stmt], dropped: set[int]) -> list[ast.stmt]:
         for handler in getattr(stmt, "handlers", []):
             handler.body = _without(handler.body, dropped)
     return out
+
+
+def _docstring(body: list[ast.stmt]) -> ast.stmt | None:
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return first
+    return None
 
 
 def _clean_docstring(body: list[ast.stmt]) -> None:
