@@ -195,6 +195,8 @@ def _effect(event) -> str:
 def _arg(v) -> str:
     if isinstance(v, str) and v.startswith("<") and v.endswith(">"):
         return v[1:-1].removeprefix("local:")  # a value the run passed on: its expression
+    if v is None or isinstance(v, (bool, int, float)):
+        return repr(v)  # as Python writes it
     return json.dumps(v, default=str)
 
 
