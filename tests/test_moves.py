@@ -93,6 +93,9 @@ def test_a_helper_moved_along_runs_for_real_inside_its_caller_s_check(tmp_path):
     # _accept -> accept_prefix is called only by run_verify, in the same module: Engine.verify's
     # check runs both for real, their branches counted; an edit of the helper shows there too
     code, report, _ = _run(tmp_path, MOVES / "after")
+    (gone,) = next(m for m in report["moves"] if m["from"] == "Engine._accept")["other_edits"]
+    assert gone["what"] == ("the call in Engine.verify moved with it: Engine.verify is now "
+                            "sglang.srt.acceptance.run_verify (sglang/srt/acceptance.py:1)")
     verify = report["checks"][2]["report"]["pairs"][0]
     assert report["checks"][2]["moves"] == ["Engine.verify"]
     for side in verify["coverage"].values():

@@ -131,7 +131,7 @@ class MovesSubject(Subject):
                 edits = (alone["edits"] if alone else []) + _other_edits(report, bool(alone)) + \
                     [e for m in group if m.kind.startswith("function")
                      for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
-                    [e.to_json() for m in group for e in m.call_edits]
+                    [e for m in group for e in _call_edits(m, moves, layout.find_root(Path(trees[a][1]), m.destination.rel).root)]
                 for entry in entries:
                     listed.append({**entry, "other_edits": edits, **_verdicts(report, alone),
                                    **({"why": report["through_callers"]} if "through_callers" in report else {})})
@@ -165,6 +165,30 @@ class MovesSubject(Subject):
 
         renders = {"component": component_terminal, "preset": self.preset.terminal}
         return terminal(report, lambda c: renders.get(c["kind"], method_terminal)(c["report"]))
+
+
+def _call_edits(move: Move, moves: list[Move], after_root: Path) -> list[dict]:
+    """The move's edits at its call sites, a call the class no longer makes said where it went:
+    with the method that made it, when that one moved too, else to the function's callers."""
+    from equivalence.subjects.moves_callers import _callers
+
+    out = []
+    for edit in move.call_edits:
+        entry = edit.to_json()
+        if edit.gone_from:
+            holder = f"{move.origin.class_name}.{edit.gone_from}"
+            carrier = next((o for o in moves if o.origin.name == edit.gone_from and
+                            (o.origin.rel, o.origin.class_name) == (move.origin.rel, move.origin.class_name)), None)
+            callers = [] if carrier else [c for c in _callers(after_root, move.destination)
+                                          if c != f"{move.destination.rel}:{move.destination.node.lineno}"]
+            if carrier:
+                entry["what"] = (f"the call in {holder} moved with it: {holder} is now {carrier.target} "
+                                 f"({carrier.destination.rel}:{carrier.destination.node.lineno})")
+            elif callers:
+                entry["what"] = (f"the call in {holder} left the class; {move.destination.name} is now called at "
+                                 + ", ".join(callers[:3]) + (f" and {len(callers) - 3} more" if len(callers) > 3 else ""))
+        out.append(entry)
+    return out
 
 
 def _is_preset(move: Move) -> bool:
@@ -321,10 +345,6 @@ def _self_calls(node) -> set[str]:
     me = node.args.args[0].arg if node.args.args else "self"
     return {c.func.attr for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
             and isinstance(c.func.value, ast.Name) and c.func.value.id == me}
-
-
-def path_root(path: Path, move: Move) -> Path:
-    return layout.find_root(Path(path), move.origin.rel).root
 
 
 REGISTRATION = Registration("moves", MovesSubject, chosen=lambda args: True, priority=3)  # nothing named: what moved

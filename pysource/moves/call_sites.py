@@ -16,6 +16,7 @@ class CallEdit:
     line: int
     before: str  # file:line of the call before
     what: str
+    gone_from: str = ""  # a call the class no longer makes: the method that made it
 
     def to_json(self) -> dict:
         return {"file": self.file, "line": self.line, "before": self.before, "what": self.what}
@@ -56,7 +57,8 @@ def call_edits(origin: Definition, old_class: ast.ClassDef, new_class: ast.Class
                             f"call site moved: from {origin.class_name}.{old.method} to {new_class.name}.{new.method}"))
     for old in gone[len(arrived):]:
         out.append(CallEdit(origin.rel, old.line, where(old, origin.rel),
-                            f"call in {origin.class_name}.{old.method} removed, none in its place in the class"))
+                            f"call in {origin.class_name}.{old.method} removed, none in its place in the class",
+                            old.method))
     for new in arrived[len(gone):]:
         out.append(CallEdit(new_rel, new.line, "", f"new call in {new_class.name}.{new.method}"))
     olds = {}
