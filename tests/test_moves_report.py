@@ -61,3 +61,23 @@ def test_many_checks_keep_the_summary_whole_and_fold_what_fits():
     assert md.count("| `Engine.m") == 60 and "| … 20 more moves |" in md  # the table: 60 rows, the rest counted
     folded = md.count("<details>")
     assert 0 < folded < 80 and f"{80 - folded} more checks in full in the JSON" in md
+
+
+def test_other_edits_leave_out_annotations_and_say_lines_in_words():
+    from equivalence.subjects.moves_edits import body_edits
+
+    residual = lambda kind, b, a: {"kind": kind, "before_line": 3 if b else None, "after_line": 9 if a else None,
+                                   "before": b, "after": a, "explained": False}
+    static = {"before": "sglang/srt/engine.py:2 Engine.sync", "after": "sglang/srt/sync.py:8 sync",
+              "residuals": [residual("changed", "def sync(self, n)", "def sync(self: Syncer, n)"),
+                            residual("changed", "if n <= 0:", "if n < 0:"),
+                            residual("removed", "self.flush()", ""),
+                            residual("changed", "rank = self.rank", "rank = self.rank")],
+              "constants": []}
+    edits = body_edits({"pairs": [{"static": static}]})
+    assert [(e["file"], e["line"], e["before"], e["what"]) for e in edits] == [
+        ("sglang/srt/sync.py", 9, "sglang/srt/engine.py:3", "line changed: `if n <= 0:` → `if n < 0:`"),
+        ("sglang/srt/engine.py", 3, "sglang/srt/engine.py:3", "line removed: `self.flush()` → nothing"),
+        ("sglang/srt/sync.py", 9, "sglang/srt/engine.py:3",
+         "line changed: `rank = self.rank` reads the same, but where the code now is, its names stand for other "
+         "objects (`self` is the new home)")]

@@ -17,7 +17,7 @@ from equivalence.subject import Subject
 from equivalence.subjects.registration import Registration
 from pysource import layout
 from equivalence.subjects.moves_callers import NotMapped, delegation
-from equivalence.subjects.moves_edits import default_edits, source_edits, undo
+from equivalence.subjects.moves_edits import body_edits, default_edits, source_edits, undo
 from pysource.moves import Move, find_moves
 
 NO_CALL_IN_CLASS = "calls it only from other modules"  # pysource.extraction's answer when the class calls it nowhere
@@ -128,7 +128,7 @@ class MovesSubject(Subject):
                     within[method] = (first.source, report["verdict"])
                 checks.append({"moves": [e["from"] for e in entries], "kind": kind, "report": report})
                 alone = report.get("move_alone")
-                edits = (alone["edits"] if alone else []) + _other_edits(report, bool(alone)) + \
+                edits = (alone["edits"] if alone else []) + body_edits(report, bool(alone)) + \
                     [e for m in group if m.kind.startswith("function")
                      for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
                     [e for m in group for e in _call_edits(m, moves, layout.find_root(Path(trees[a][1]), m.destination.rel).root)]
@@ -299,34 +299,6 @@ def _verdicts(report: dict, alone: dict | None) -> dict:
                                                 f"path change{'s' if changing == 1 else ''} behaviour"
                                                 if changing else "")
     return {"verdict": alone["verdict"], "verdict_line": line, "path_verdict": report["verdict"]}
-
-
-def _other_edits(report: dict, sources_listed: bool = False) -> list[dict]:
-    """What the static check found beyond the move itself: each change of the moved body it does
-    not explain (file:line on both sides), each module global the moved code reads that changed.
-    `sources_listed`: the fields' sources changed are listed already (moves_edits), not again
-    as the lines that read them."""
-    out = []
-    for pair in report.get("pairs", []):
-        static = pair.get("static")
-        if not isinstance(static, dict):
-            continue
-        before_file = str(static.get("before", "")).split(":")[0]
-        after_file = str(static.get("after", "")).split(":")[0]
-        for r in static.get("residuals", []):
-            if r.get("explained") or (sources_listed and r.get("kind") == "mapping-mismatch"):
-                continue
-            out.append({"file": after_file if r.get("after_line") else before_file,
-                        "line": r.get("after_line") or r.get("before_line"),
-                        "before": f"{before_file}:{r['before_line']}" if r.get("before_line") else None,
-                        "what": f"{r['kind']}: {(r.get('before') or '').strip()[:120]!r} -> "
-                                f"{(r.get('after') or '').strip()[:120]!r}"})
-        for c in static.get("constants", []):
-            if not c.get("equal"):
-                out.append({"file": after_file, "line": None, "before": None,
-                            "what": f"module global {c['name']} changed: {str(c.get('before'))[:80]!r} -> "
-                                    f"{str(c.get('after'))[:80]!r}"})
-    return out
 
 
 def _located(method, root: Path) -> str:

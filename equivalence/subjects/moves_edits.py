@@ -102,3 +102,74 @@ def _defaults(fn: ast.FunctionDef) -> dict[str, ast.expr]:
     out = dict(zip((a.arg for a in params[len(params) - len(fn.args.defaults):]), fn.args.defaults))
     out.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
     return out
+
+
+WORDS = {"changed": "line changed", "removed": "line removed", "added": "line added",
+         "mapping-mismatch": "a parameter passes another value than the old body read",
+         "call-site": "the call site changed", "import": "an import changed", "default": "a default changed",
+         "header": "the statement's header changed"}
+
+
+def body_edits(report: dict, sources_listed: bool = False) -> list[dict]:
+    """What the static check found beyond the move itself: each change of the moved body it does
+    not explain (file:line on both sides), each module global the moved code reads that changed.
+    Left out: lines apart only in their annotations (`self: Owner`); `sources_listed`: the
+    fields' sources changed, listed already (`source_edits`), not again as the lines reading them."""
+    out = []
+    for pair in report.get("pairs", []):
+        static = pair.get("static")
+        if not isinstance(static, dict):
+            continue
+        before_file = str(static.get("before", "")).split(":")[0]
+        after_file = str(static.get("after", "")).split(":")[0]
+        for r in static.get("residuals", []):
+            if r.get("explained") or (sources_listed and r.get("kind") == "mapping-mismatch"):
+                continue
+            before, after = (r.get("before") or "").strip(), (r.get("after") or "").strip()
+            if before and after and before != after and _unannotated(before) == _unannotated(after) is not None:
+                continue
+            what = WORDS.get(r["kind"], r["kind"])
+            if before == after:
+                what += (f": `{_short(before)}` reads the same, but where the code now is, its names stand for other "
+                         f"objects (`self` is the new home)")
+            else:
+                what += ": " + " → ".join(f"`{_short(x)}`" if x else "nothing" for x in (before, after))
+            out.append({"file": after_file if r.get("after_line") else before_file,
+                        "line": r.get("after_line") or r.get("before_line"),
+                        "before": f"{before_file}:{r['before_line']}" if r.get("before_line") else None,
+                        "what": what})
+        for c in static.get("constants", []):
+            if not c.get("equal"):
+                out.append({"file": after_file, "line": None, "before": None,
+                            "what": f"module global `{c['name']}` changed: `{_short(str(c.get('before')))}` → "
+                                    f"`{_short(str(c.get('after')))}`"})
+    return out
+
+
+def _short(code: str) -> str:
+    text = " ".join(code.split())
+    return text if len(text) <= 120 else text[:110] + " …"
+
+
+class _NoAnnotations(ast.NodeTransformer):
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node):
+        node.returns = None
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+def _unannotated(code: str) -> str | None:
+    """The code's AST without annotations (a `def` header alone given an empty body); None when
+    it does not parse."""
+    text = code.rstrip()
+    if text.startswith(("def ", "async def ", "class ", "if ", "for ", "while ", "with ")):
+        text = text.removesuffix(":") + ":\n    pass"
+    try:
+        return ast.dump(_NoAnnotations().visit(ast.parse(text)))
+    except SyntaxError:
+        return None
