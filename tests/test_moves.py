@@ -242,3 +242,50 @@ def test_a_field_s_source_changed_on_the_way_is_an_edit_apart_from_an_equivalent
     move = next(m for m in report["moves"] if m["from"] == "Engine.describe_layout")
     assert (code, move["verdict"], "path_verdict" in move) == (0, "equivalent", False)
     assert [e["what"].split(":")[0] for e in move["other_edits"]] == ["default added"]
+
+
+LAMBDA_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/stage.py": '''\
+class Stage:
+    def __init__(self, scale):
+        self.scale = scale
+        self.setup()
+
+    def setup(self):
+        self.feature = lambda x: x * 2 + 1
+        if self.scale > 1:
+            self.feature = lambda x: x * 3
+'''}
+LAMBDA_AFTER = {**LAMBDA_BEFORE, "sglang/srt/stage.py": '''\
+from sglang.srt.features import make_features
+
+
+class Stage:
+    def __init__(self, scale):
+        self.scale = scale
+        self.setup()
+
+    def setup(self):
+        make_features(self)
+''', "sglang/srt/features.py": '''\
+def make_features(stage):
+    stage.feature = lambda x: x * 2 + 1
+    if stage.scale > 1:
+        stage.feature = lambda x: x * 3
+'''}
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_a_function_the_moved_code_makes_is_compared_by_its_code_not_where_it_was_defined(tmp_path):
+    before, after = _tree(tmp_path / "b", LAMBDA_BEFORE), _tree(tmp_path / "a", LAMBDA_AFTER)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    assert [m["verdict"] for m in json.loads(out.read_text())["moves"]] == ["equivalent"]
+    features = after / "sglang/srt/features.py"
+    features.write_text(features.read_text().replace("x * 3", "x * 4"))  # another lambda: told apart
+    assert main([str(before), str(after), "--json", str(out)]) == 1

@@ -26,6 +26,7 @@ import collections.abc
 import logging
 import re
 import types
+import zlib
 from typing import Callable
 from dataclasses import dataclass, field
 
@@ -164,6 +165,8 @@ def canon(v, depth: int = 0):
         return f"<module {v.__name__}>"
     if isinstance(v, logging.Logger):
         return f"<logger {v.name}>"
+    if isinstance(v, types.FunctionType) and "<locals>" in v.__qualname__:
+        return _local_function(v)
     if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, type)):
         return f"<{getattr(v, '__qualname__', type(v).__name__)}>"
     if type(v).__repr__ is object.__repr__:
@@ -173,6 +176,16 @@ def canon(v, depth: int = 0):
     except TypeError:
         return f"<{type(v).__name__}>"
     return elementwise(v) or v  # torch dtypes, enums, ...: compared by value
+
+
+def _local_function(f: types.FunctionType) -> str:
+    """A function made by a run of the code (a lambda, a nested def): by its name and its code,
+    not by where it was defined, which moves with the code (`Owner.__init__.<locals>.<lambda>`
+    becomes `build.<locals>.<lambda>` when `__init__`'s body moves into `build`)."""
+    code = f.__code__
+    consts = tuple(c for c in code.co_consts if not isinstance(c, types.CodeType))
+    digest = zlib.crc32(repr((code.co_code, code.co_names, consts)).encode())
+    return f"<local function {f.__qualname__.rpartition('<locals>.')[2]} #{digest:08x}>"
 
 
 def canon_args(args: tuple, kwargs: dict) -> str:
