@@ -289,3 +289,53 @@ def test_a_function_the_moved_code_makes_is_compared_by_its_code_not_where_it_wa
     features = after / "sglang/srt/features.py"
     features.write_text(features.read_text().replace("x * 3", "x * 4"))  # another lambda: told apart
     assert main([str(before), str(after), "--json", str(out)]) == 1
+
+
+HOOK_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/engine.py": '''\
+class Engine:
+    def __init__(self, draft_page_size):
+        self.draft_page_size = draft_page_size
+
+    def padded(self, n):
+        if n % self.draft_page_size:
+            return n + self.draft_page_size - n % self.draft_page_size
+        return n
+''', "sglang/srt/pipeline.py": '''\
+def plan(engine, n):
+    return engine.padded(n)
+'''}
+HOOK_AFTER = {**HOOK_BEFORE, "sglang/srt/engine.py": '''\
+class Engine:
+    def __init__(self, draft_page_size):
+        self.draft_page_size = draft_page_size
+''', "sglang/srt/paging.py": '''\
+def padded(n, page_size):
+    if n % page_size:
+        return n + page_size - n % page_size
+    return n
+''', "sglang/srt/pipeline.py": '''\
+from sglang.srt.paging import padded
+
+
+def plan(engine, n):
+    return padded(n, engine.draft_page_size)
+'''}
+
+
+def test_a_hook_s_parameter_named_as_the_end_of_an_attribute_is_passed_that_attribute(tmp_path):
+    before, after = _tree(tmp_path / "b", HOOK_BEFORE), _tree(tmp_path / "a", HOOK_AFTER)
+    out = tmp_path / "r.json"
+    code = main([str(before), str(after), "--json", str(out)])
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (code, move["verdict"]) == (0, "equivalent")
+    assert "n=n, page_size=self.draft_page_size" in move["why"]
+
+
+def test_a_value_parameter_left_over_is_not_taken_for_the_instance(tmp_path):
+    after = {**HOOK_AFTER, "sglang/srt/paging.py": HOOK_AFTER["sglang/srt/paging.py"].replace("page_size", "step")}
+    before, after = _tree(tmp_path / "b", HOOK_BEFORE), _tree(tmp_path / "a", after)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 2
+    (move,) = json.loads(out.read_text())["moves"]
+    assert move["verdict"] == "could not run"
+    assert "parameter 'step' of padded stands for nothing padded had" in move["why"]

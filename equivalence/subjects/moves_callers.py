@@ -7,9 +7,11 @@ no file written): `def _handle_x(self, ...): return handle_x(server_args=self, .
 Each parameter of the function is mapped onto the old receiver: the parameter the function
 reads attributes of, where the old body read the same attributes of `self`, is the instance;
 a parameter named as one of the method's is passed that one; a parameter named as an attribute
-the old body read (`self.tp_size` -> `tp_size`) is passed that attribute; one with a default
-is left out; a single parameter left over, when none stands for the instance yet, is the
-instance (`cfg = resolving_view(server_args)`). Anything else is refused with the parameter named. The report says the delegation
+the old body read (`self.tp_size` -> `tp_size`), or as the end of exactly one of them
+(`self.draft_num_tokens` -> `num_tokens`), is passed that attribute; one with a default is left
+out; a single parameter left over, when none stands for the instance yet and the function reads
+attributes of it (or of what a call makes of it), is the instance
+(`cfg = resolving_view(server_args)`). Anything else is refused with the parameter named. The report says the delegation
 was written, the mapping, and where the real callers are.
 """
 
@@ -94,14 +96,29 @@ def _mapping(old: ast.FunctionDef, new: ast.FunctionDef) -> dict[str, str]:
             out[p] = f"self.{p}"
         elif p in defaulted:
             continue
+        elif len(ends := [r for r in read if r.endswith(f"_{p}")]) == 1:
+            out[p] = f"self.{ends[0]}"  # `num_tokens` for `self.draft_num_tokens`: the one attribute it names
         else:
             unmapped.append(p)
-    if len(unmapped) == 1 and "self" not in out.values():  # the one parameter left: the instance (`cfg = view(p)`)
-        out[unmapped[0]] = "self"
+    if len(unmapped) == 1 and "self" not in out.values() and _used_as_object(new, unmapped[0]):
+        out[unmapped[0]] = "self"  # the one parameter left, used as an object: the instance (`cfg = view(p)`)
     elif unmapped:
         raise NotMapped(f"parameter {unmapped[0]!r} of {new.name} stands for nothing {old.name} had (not one of its "
                         f"parameters, not an attribute it read of {me})")
     return out
+
+
+def _used_as_object(fn: ast.FunctionDef, name: str) -> bool:
+    """Whether the function reads attributes of parameter `name`, or of a local it assigns from a
+    call taking it (`cfg = resolving_view(name)`; `cfg.x`)."""
+    holders = {name}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) \
+                and any(isinstance(a, ast.Name) and a.id == name for a in node.value.args):
+            holders.add(node.targets[0].id)
+    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in holders
+               for n in ast.walk(fn))
 
 
 def _methods_called(fn: ast.FunctionDef, me: str) -> set[str]:
