@@ -339,3 +339,65 @@ def test_a_value_parameter_left_over_is_not_taken_for_the_instance(tmp_path):
     (move,) = json.loads(out.read_text())["moves"]
     assert move["verdict"] == "could not run"
     assert "parameter 'step' of padded stands for nothing padded had" in move["why"]
+
+
+SITES_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/meter.py": '''\
+class Meter:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def small(self, n):
+        return self._scaled(n)
+
+    def large(self):
+        value = self._scaled(100) + 1
+        if value % 2:
+            value += self.scale
+        return value
+
+    def _scaled(self, n):
+        if n > 10:
+            scaled = n * self.scale
+            if scaled > 1000:
+                raise ValueError(f"too large: {scaled}")
+            return scaled
+        return n
+'''}
+SITES_AFTER = {**SITES_BEFORE, "sglang/srt/meter.py": '''\
+from sglang.srt.scaling import large_of, scaled
+
+
+class Meter:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def small(self, n):
+        return scaled(n, self.scale)
+
+    def report(self):
+        return large_of(self)
+''', "sglang/srt/scaling.py": '''\
+def scaled(n, scale):
+    if n > 10:
+        scaled = n * scale
+        if scaled > 1000:
+            raise ValueError(f"too large: {scaled}")
+        return scaled
+    return n
+
+
+def large_of(meter):
+    value = scaled(100, meter.scale) + 1
+    if value % 2:
+        value += meter.scale
+    return value
+'''}
+
+
+def test_a_call_site_that_left_with_its_method_does_not_leave_the_move_unproven(tmp_path):
+    # Meter._scaled -> scaled (callers rewritten); its caller Meter.large left the class too
+    before, after = _tree(tmp_path / "b", SITES_BEFORE), _tree(tmp_path / "a", SITES_AFTER)
+    out = tmp_path / "r.json"
+    main([str(before), str(after), "--json", str(out)])
+    verdicts = {m["from"]: m["verdict"] for m in json.loads(out.read_text())["moves"]}
+    assert verdicts["Meter._scaled"] == "equivalent", verdicts

@@ -68,9 +68,17 @@ def call_site_mismatches(before: Extraction, after: Extraction) -> list[tuple[Ca
     first = (b_sites[0], a_sites[0])
     b_first, a_first = b_callee.bind(b_sites[0].call, _self(before, b_sites[0])), \
         a_callee.bind(a_sites[0].call, _self(after, a_sites[0]))
+    b_methods, a_methods = _methods(before), _methods(after)
+    gone, arrived = [], []  # sites whose method the other version's class does not have
     for method in dict.fromkeys(s.method for s in b_sites + a_sites):
         bs = [s for s in b_sites if s.method == method]
         as_ = [s for s in a_sites if s.method == method]
+        if method not in a_methods:
+            gone += bs  # the method left the class (or was deleted): its call went with it
+            continue
+        if method not in b_methods:
+            arrived += as_
+            continue
         for b, a in zip(bs, as_):
             why = _mismatch(before, after, (b, a), first, (b_callee, a_callee), (b_first, a_first))
             if why:
@@ -79,7 +87,18 @@ def call_site_mismatches(before: Extraction, after: Extraction) -> list[tuple[Ca
             out.append((b, None, f"{method} calls it {len(bs)} time(s) before, {len(as_)} after"))
         for a in as_[len(bs):]:
             out.append((None, a, f"{method} calls it {len(bs)} time(s) before, {len(as_)} after"))
+    # a call in a new method of the class: the site that moved there, when one left with its method
+    for b, a in zip(gone, arrived):
+        why = _mismatch(before, after, (b, a), first, (b_callee, a_callee), (b_first, a_first))
+        if why:
+            out.append((b, a, f"the call moved from {b.method} to {a.method}, and {why}"))
+    for a in arrived[len(gone):]:
+        out.append((None, a, f"{a.method}, a method the class did not have, calls it"))
     return out
+
+
+def _methods(ext: Extraction) -> set[str]:
+    return {n.name for n in ext.class_node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _mismatch(before, after, pair, first, callees, first_bound) -> str:
