@@ -401,3 +401,59 @@ def test_a_call_site_that_left_with_its_method_does_not_leave_the_move_unproven(
     main([str(before), str(after), "--json", str(out)])
     verdicts = {m["from"]: m["verdict"] for m in json.loads(out.read_text())["moves"]}
     assert verdicts["Meter._scaled"] == "equivalent", verdicts
+
+
+WRAPPED_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/tally.py": '''\
+class Tally:
+    def __init__(self, cap):
+        self.cap = cap
+
+    def total(self, xs):
+        return self._capped_sum(xs)
+
+    def _capped_sum(self, xs):
+        s = 0
+        for x in xs:
+            if x > self.cap:
+                raise ValueError(f"{x} is over {self.cap}")
+            s += x
+        return s
+'''}
+WRAPPED_AFTER = {**WRAPPED_BEFORE, "sglang/srt/tally.py": '''\
+from sglang.srt.summing import capped_sum
+
+
+class Tally:
+    def __init__(self, cap):
+        self.cap = cap
+
+    def total(self, xs):
+        return capped_sum(xs, self.cap)
+''', "sglang/srt/summing.py": '''\
+import functools
+
+
+def logged(f):
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        return f(*args, **kwargs)
+    return inner
+
+
+@logged
+def capped_sum(xs, cap):
+    s = 0
+    for x in xs:
+        if x > cap:
+            raise ValueError(f"{x} is over {cap}")
+        s += x
+    return s
+'''}
+
+
+def test_a_function_under_a_wrapping_decorator_is_measured_through_it(tmp_path):
+    before, after = _tree(tmp_path / "b", WRAPPED_BEFORE), _tree(tmp_path / "a", WRAPPED_AFTER)
+    out = tmp_path / "r.json"
+    code = main([str(before), str(after), "--json", str(out)])
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (code, move["verdict"]) == (0, "equivalent"), move

@@ -255,6 +255,17 @@ def _function(value) -> types.FunctionType:
     return value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
 
 
+def _from_file(value, path: str, name: str):
+    """The function the file defines under a decorator that wraps it (`@contextmanager`,
+    `functools.wraps`): the one whose code is the file's `def name`, found through `__wrapped__`
+    (the wrapper may be defined in the same file)."""
+    seen = 0
+    while not (isinstance(value, types.FunctionType) and value.__code__.co_filename == path
+               and value.__code__.co_name == name) and hasattr(value, "__wrapped__") and seen < 8:
+        value, seen = value.__wrapped__, seen + 1
+    return value
+
+
 def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
     out = []
     if ext.method is not None:
@@ -265,7 +276,8 @@ def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
                             f"is not the function from the file ({fn!r})")
         out.append(Unit(role, fn.__code__, ext.method, ext.source_rel))
     if ext.function is not None:
-        fn = modules[ext.target_rel].__dict__.get(ext.function.name)
+        fn = _from_file(modules[ext.target_rel].__dict__.get(ext.function.name), ext.files.path(ext.target_rel),
+                        ext.function.name)
         if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename != ext.files.path(ext.target_rel):
             raise LoadError(f"{ext.files.path(ext.target_rel)}:{ext.function.lineno}: {ext.function.name} is not the "
                             f"function from the file ({fn!r})")
