@@ -457,3 +457,14 @@ def test_a_function_under_a_wrapping_decorator_is_measured_through_it(tmp_path):
     code = main([str(before), str(after), "--json", str(out)])
     (move,) = json.loads(out.read_text())["moves"]
     assert (code, move["verdict"]) == (0, "equivalent"), move
+
+
+def test_a_component_class_a_package_re_exports_is_found_where_it_is_defined(tmp_path):
+    after = tmp_path / "after"
+    shutil.copytree(MOVES / "after_component", after)
+    srt = after / "sglang/srt"
+    (srt / "stats").mkdir()
+    (srt / "stats.py").rename(srt / "stats" / "recorder.py")
+    (srt / "stats" / "__init__.py").write_text("from sglang.srt.stats.recorder import StatsRecorder\n")
+    code, report, _ = _run(tmp_path, after)
+    assert (code, report["verdict"]) == (0, "equivalent"), report["moves"]

@@ -34,6 +34,7 @@ class Shape:
     builder: Optional[ast.FunctionDef] = None  # the owner method assigning self.ATTR = COMPONENT(...)
     build_call: Optional[ast.Call] = None
     component_rel: Optional[str] = None
+    re_exports: tuple[str, ...] = ()  # the modules the owner imports the component class through (run too)
     component: Optional[ast.ClassDef] = None
     passed: dict[str, ast.expr] = field(default_factory=dict)  # field -> what the builder passes
 
@@ -123,7 +124,10 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
         raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: self.{attr} is built by "
                          f"{ast.unparse(shape.build_call.func)}(...), which is no class of this tree that the "
                          f"module imports")
-    comp_module, _, comp_name = qualified.rpartition(".")
+    defined = tree.canonical(qualified)  # a class a package's __init__ re-exports: where it is defined
+    if defined != qualified:
+        shape.re_exports = tuple(r for r in [tree.module_file(qualified.rpartition(".")[0])] if r)
+    comp_module, _, comp_name = defined.rpartition(".")
     rel = tree.module_file(comp_module)
     if rel is None:
         raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: {comp_module} (of {qualified}) is no module "

@@ -61,7 +61,7 @@ def load(root: Path, label: str, owner_rel: str, class_name: str, attr: str,
         shape = find(root, owner_rel, class_name, attr, overrides)
     except ShapeError as e:
         raise LoadError(str(e)) from None
-    rels = [r for r in dict.fromkeys([shape.component_rel, owner_rel]) if r]
+    rels = [r for r in dict.fromkeys([shape.component_rel, *shape.re_exports, owner_rel]) if r]
     # as a method's version is imported: a stub's literal retried, a bare call rejecting a stub left out
     scope, modules = import_modules(shape.tree, rels, label, owner_rel.split("/")[0])
     scope.armed = True
