@@ -468,3 +468,75 @@ def test_a_component_class_a_package_re_exports_is_found_where_it_is_defined(tmp
     (srt / "stats" / "__init__.py").write_text("from sglang.srt.stats.recorder import StatsRecorder\n")
     code, report, _ = _run(tmp_path, after)
     assert (code, report["verdict"]) == (0, "equivalent"), report["moves"]
+
+
+VIEW_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/args.py": '''\
+class Args:
+    def __init__(self, cert, key):
+        self.cert = cert
+        self.key = key
+
+    def validate(self):
+        if self.key and not self.cert:
+            raise ValueError("a key needs a certificate")
+        if self.cert and not self.key:
+            raise ValueError("a certificate needs a key")
+        return bool(self.cert)
+''', "sglang/srt/setup.py": '''\
+def setup(args):
+    return args.validate()
+'''}
+VIEW_AFTER = {**VIEW_BEFORE, "sglang/srt/args.py": '''\
+class Args:
+    def __init__(self, cert, key):
+        self.cert = cert
+        self.key = key
+''', "sglang/srt/views.py": '''\
+class View:
+    def __init__(self, args):
+        self._args = args
+
+    def __getattr__(self, name):
+        return getattr(self._args, name)
+
+
+def view_of(args):
+    return View(args)
+''', "sglang/srt/tls_hook.py": '''\
+from sglang.srt.views import view_of
+
+
+def validate_tls(args):
+    cfg = view_of(args)
+    if cfg.key and not cfg.cert:
+        raise ValueError("a key needs a certificate")
+    if cfg.cert and not cfg.key:
+        raise ValueError("a certificate needs a key")
+    return bool(cfg.cert)
+''', "sglang/srt/setup.py": '''\
+from sglang.srt.tls_hook import validate_tls
+
+
+def setup(args):
+    return validate_tls(args)
+'''}
+
+
+def test_reads_through_a_view_the_check_does_not_run_leave_the_move_equivalent_and_the_edit_unproven(tmp_path):
+    # a hook reading the instance through a view of another module (stubbed): the move is judged
+    # with the view put back to the instance; what the view gives is said not proven, never a divergence
+    before, after = _tree(tmp_path / "b", VIEW_BEFORE), _tree(tmp_path / "a", VIEW_AFTER)
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    code = main([str(before), str(after), "--json", str(out), "--markdown", str(md)])
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (code, move["verdict"], move["path_verdict"]) == (2, "equivalent", "inconclusive")
+    (view,) = [e for e in move["other_edits"] if e["what"].startswith("fields read through a view")]
+    assert view["changes_behaviour"] is None and "`view_of(args)`" in view["why"]
+    assert (view["file"], view["line"]) == ("sglang/srt/tls_hook.py", 5)
+    assert "1 other edit on their way not proven." in md.read_text()
+    # an edit of the moved body besides the view is still told apart
+    hook = after / "sglang/srt/tls_hook.py"
+    hook.write_text(hook.read_text().replace("return bool(cfg.cert)", "return not cfg.cert"))
+    code = main([str(before), str(after), "--json", str(out)])
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (code, move["verdict"]) == (1, "divergent")

@@ -17,7 +17,7 @@ from equivalence.subject import Subject
 from equivalence.subjects.registration import Registration
 from pysource import layout
 from equivalence.subjects.moves_callers import NotMapped, delegation
-from equivalence.subjects.moves_edits import body_edits, default_edits, source_edits, undo
+from equivalence.subjects.moves_edits import body_edits, default_edits, source_edits, undo, undo_views, view_edits
 from pysource.moves import Move, find_moves
 
 NO_CALL_IN_CLASS = "calls it only from other modules"  # pysource.extraction's answer when the class calls it nowhere
@@ -128,7 +128,9 @@ class MovesSubject(Subject):
                     within[method] = (first.source, report["verdict"])
                 checks.append({"moves": [e["from"] for e in entries], "kind": kind, "report": report})
                 alone = report.get("move_alone")
-                edits = (alone["edits"] if alone else []) + body_edits(report, bool(alone)) + \
+                views = tuple(v for m in group for v, _ in view_edits(m.origin.node, m.destination.node)) \
+                    if alone else ()
+                edits = (alone["edits"] if alone else []) + body_edits(report, bool(alone), views) + \
                     [e for m in group if m.kind.startswith("function")
                      for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
                     [e for m in group for e in _call_edits(m, moves, layout.find_root(Path(trees[a][1]), m.destination.rel).root)]
@@ -211,7 +213,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
 
     name = first.destination.name if first.destination.name != first.origin.name else None
     method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name, together=together)
-    versions, notes = [], []
+    versions, notes, overrides = [], [], {}
     after_rel = first.owner[0] if first.owner else first.origin.rel
     if NO_CALL_IN_CLASS in _located(_after_side(method, first), layout.find_root(Path(trees[1][1]), after_rel).root):
         method = dataclasses.replace(method, direct=True)  # the after version is driven directly: the before too
@@ -230,48 +232,79 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
                     raise LoadError(f"{e} The function could not be driven from the class either: {why}") from None
                 versions.append(side.load(root, label, written.override))
                 notes.append(written.describe())
+                overrides = written.override
         except CouldNotImport as e:
             versions.append(Unloaded(label, str(e)))
     with frozen():
         report = check(versions, [(versions[0], versions[1])], method, mutants).to_json()
     if notes:
         report["through_callers"] = notes[0]
-    elif report["verdict"] == "divergent" and not isinstance(versions[1], Unloaded):
-        alone = _move_alone(first, method, versions, trees[1], report)
+    if report["verdict"] == "divergent" and not isinstance(versions[1], Unloaded):
+        alone = _move_alone(first, method, versions, trees[1], report, overrides)
         if alone:
             report["move_alone"] = alone
+            if alone["verdict"] == "equivalent" and all(e["changes_behaviour"] is None for e in alone["edits"]):
+                report.update(verdict="inconclusive", verdict_line="inconclusive: the move is equivalent, and what "
+                              "the reads through a view the check does not run give is not proven")
     return report
 
 
-def _move_alone(move: Move, method, versions, after_tree, report: dict) -> dict | None:
-    """The move judged without the fields' sources the after version changed (moves_edits): its
-    verdict, and those edits, each with its places, changing behaviour when the move alone does
-    not diverge (the whole path's first difference shows it)."""
+def _move_alone(move: Move, method, versions, after_tree, report: dict, base: dict[str, str] | None = None
+                ) -> dict | None:
+    """The move judged without the fields' sources the after version changed (moves_edits: an
+    argument passed from elsewhere than the old body read, reads through a view of the
+    instance): its verdict, and those edits, each with its places, changing behaviour when the
+    move alone does not diverge (the whole path's first difference shows it). `base`: the text
+    overrides the after version was loaded with (a delegation written for the check)."""
     from equivalence.engine.check import check
     from equivalence.engine.run.frozen import frozen
 
     pair = report["pairs"][0]
-    edits = source_edits(pair.get("static") or {})
-    if not edits:
-        return None
-    after_rel = move.owner[0] if move.owner else move.origin.rel
     side = _after_side(method, move)
     root = layout.find_root(Path(after_tree[1]), side.source_rel).root
-    undone = undo(root, side.source_rel, move.destination.name, edits)
-    if undone is None:
+    override, edits = dict(base or {}), []
+    sources = source_edits(pair.get("static") or {})
+    undone = undo(root, side.source_rel, move.destination.name, sources, override.get(side.source_rel)) \
+        if sources else None
+    if undone is not None:
+        override.update(undone.override)
+        edits += [{"file": side.source_rel, "line": line, "before": _read_at(move, e.was), "what": e.what()}
+                  for e, line in undone.places]
+    views = view_edits(move.origin.node, move.destination.node)
+    dest_rel = move.destination.rel
+    if views and dest_rel not in override:
+        override[dest_rel] = undo_views((root / dest_rel).read_text(encoding="utf-8"), move.destination.node, views)
+        edits += [{"file": dest_rel, "line": stmt.lineno, "before": f"{move.origin.rel}:{move.origin.node.lineno}",
+                   "what": view.what()} for view, stmt in views]
+    if not edits:
         return None
     try:
-        after = side.load(root, f"{after_tree[0]} (the move alone)", undone.override)
+        after = side.load(root, f"{after_tree[0]} (the move alone)", override)
     except LoadError:
         return None
     with frozen():
         alone = check([versions[0], after], [(versions[0], after)], method, False).to_json()
     shown = (pair.get("divergences") or [None])[0]
     changes = alone["verdict"] == "equivalent"
-    return {"verdict": alone["verdict"],
-            "edits": [{"file": after_rel, "line": line, "before": _read_at(move, edit.was), "what": edit.what(),
-                       "changes_behaviour": changes, **({"shown_by": shown} if changes and shown else {})}
-                      for edit, line in undone.places]}
+    # a view the check did not run (its module is stubbed: its call is an event of the runs): what
+    # reads through it give is not known, so whether the edit changes behaviour is not either
+    stubbed = [v for v, _ in views if changes and _called_in(v.call.partition("(")[0], pair)]
+    out = []
+    for e in edits:
+        unknown = any(e["what"] == v.what() for v in stubbed)
+        out.append({**e, "changes_behaviour": None if unknown else changes,
+                    **({"why": f"the check does not run `{e['what'].split('`')[1].split('= ')[1]}` (another module: "
+                               f"stubbed), so what the reads through it give is not known"} if unknown else {}),
+                    **({"shown_by": shown} if changes and shown and not unknown else {})})
+    return {"verdict": alone["verdict"], "edits": out}
+
+
+def _called_in(function: str, pair: dict) -> bool:
+    """Whether a run recorded a call of `function` (a stub's, whose result the check made up)."""
+    name = function.rpartition(".")[2]
+    return any(e and e[0] == "call" and str(e[1]).rpartition(".")[2] == name
+               for d in pair.get("divergences", []) for side in ("before", "after")
+               for e in ((d.get(side) or {}).get("events") or []) if isinstance(d.get(side), dict))
 
 
 def _read_at(move: Move, expression: str) -> str:
@@ -294,10 +327,12 @@ def _verdicts(report: dict, alone: dict | None) -> dict:
     path's kept as `path_verdict`), else the whole path's."""
     if not alone:
         return {"verdict": report["verdict"], "verdict_line": report.get("verdict_line", report["verdict"])}
-    changing = sum(e["changes_behaviour"] for e in alone["edits"])
+    changing = sum(e["changes_behaviour"] is True for e in alone["edits"])
+    unknown = sum(e["changes_behaviour"] is None for e in alone["edits"])
     line = f"the move is {alone['verdict']}" + (f"; {changing} other edit{'s' if changing != 1 else ''} on its "
                                                 f"path change{'s' if changing == 1 else ''} behaviour"
-                                                if changing else "")
+                                                if changing else "") \
+        + (f"; {unknown} other edit{'s' if unknown != 1 else ''} not proven" if unknown else "")
     return {"verdict": alone["verdict"], "verdict_line": line, "path_verdict": report["verdict"]}
 
 

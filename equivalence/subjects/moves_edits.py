@@ -8,6 +8,7 @@ apart, is what changes behaviour, with the configuration the whole path showed."
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,11 +43,13 @@ def source_edits(static: dict) -> list[SourceEdit]:
     return out
 
 
-def undo(after_root: Path, rel: str, function: str, edits: list[SourceEdit]) -> Undone | None:
-    """The after file `rel` with each call of `function` passing an edit's `now` passing its
-    `was` instead; None when no call passes one of them as written."""
+def undo(after_root: Path, rel: str, function: str, edits: list[SourceEdit], text: str | None = None
+         ) -> Undone | None:
+    """The after file `rel` (or its `text` already overridden) with each call of `function`
+    passing an edit's `now` passing its `was` instead; None when no call passes one of them as
+    written."""
     path = after_root / rel
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8") if text is None else text
     tree = parsing.parse(text, str(path))
     by_now = {e.now: e for e in edits}
     spans, places = [], []
@@ -63,13 +66,59 @@ def undo(after_root: Path, rel: str, function: str, edits: list[SourceEdit]) -> 
     return Undone({rel: _replaced(text, spans)}, tuple(places))
 
 
+@dataclass(frozen=True)
+class ViewEdit:
+    """The moved function reads the instance through a view (`cfg = resolving_view(server_args)`,
+    then `cfg.x` where the old body read `self.x`): a field's source changed for every read."""
+
+    local: str
+    call: str  # the view's call as written
+    instance: str  # the parameter it is given
+
+    def what(self) -> str:
+        return (f"fields read through a view: `{self.local} = {self.call}`, then `{self.local}.X` where the old "
+                f"body read `self.X`")
+
+
+def view_edits(origin: ast.FunctionDef, function: ast.FunctionDef) -> list[tuple[ViewEdit, ast.Assign]]:
+    """The statements of the function's body that bind a local to a call on one of its parameters
+    and whose local is read for attributes the old body read of its instance (most of them)."""
+    me = origin.args.args[0].arg if origin.args.args else "self"
+    read = {n.attr for n in ast.walk(origin) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+            and n.value.id == me}
+    params = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    out = []
+    for stmt in function.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and len(stmt.value.args) == 1 and not stmt.value.keywords
+                and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id in params):
+            continue
+        local = stmt.targets[0].id
+        attrs = {n.attr for n in ast.walk(function) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                 and n.value.id == local}
+        if attrs and len(attrs & read) * 2 >= len(attrs):
+            out.append((ViewEdit(local, ast.unparse(stmt.value), stmt.value.args[0].id), stmt))
+    return out
+
+
+def undo_views(text: str, function: ast.FunctionDef, views: list[tuple[ViewEdit, ast.Assign]]) -> str:
+    """`text` (the function's file) without each view: its statement gone, its local read as the
+    instance it was given (`cfg.x` -> `server_args.x`), so that the body is the old one's again."""
+    spans: list[tuple[ast.AST, str]] = [(stmt, "") for _, stmt in views]
+    for view, stmt in views:
+        spans += [(n, view.instance) for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == view.local
+                  and isinstance(n.ctx, ast.Load)]
+    return _replaced(text, spans, wrap=False)
+
+
 def _names(func, function: str) -> bool:
     return (isinstance(func, ast.Name) and func.id == function) or \
         (isinstance(func, ast.Attribute) and func.attr == function)
 
 
-def _replaced(text: str, spans: list[tuple[ast.AST, str]]) -> str:
-    """`text` with each node's source replaced (ast offsets are UTF-8 bytes within a line)."""
+def _replaced(text: str, spans: list[tuple[ast.AST, str]], wrap: bool = True) -> str:
+    """`text` with each node's source replaced, in parentheses when `wrap` (ast offsets are UTF-8
+    bytes within a line)."""
     data = text.encode("utf-8")
     starts = [0]
     for line in data.splitlines(keepends=True):
@@ -77,7 +126,7 @@ def _replaced(text: str, spans: list[tuple[ast.AST, str]]) -> str:
     for node, new in sorted(spans, key=lambda s: (s[0].lineno, s[0].col_offset), reverse=True):
         begin = starts[node.lineno - 1] + node.col_offset
         end = starts[node.end_lineno - 1] + node.end_col_offset
-        data = data[:begin] + f"({new})".encode("utf-8") + data[end:]
+        data = data[:begin] + (f"({new})" if wrap else new).encode("utf-8") + data[end:]
     return data.decode("utf-8")
 
 
@@ -110,12 +159,16 @@ WORDS = {"changed": "line changed", "removed": "line removed", "added": "line ad
          "header": "the statement's header changed"}
 
 
-def body_edits(report: dict, sources_listed: bool = False) -> list[dict]:
+def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit, ...] = ()) -> list[dict]:
     """What the static check found beyond the move itself: each change of the moved body it does
     not explain (file:line on both sides), each module global the moved code reads that changed.
     Left out: lines apart only in their annotations (`self: Owner`); `sources_listed`: the
-    fields' sources changed, listed already (`source_edits`), not again as the lines reading them."""
+    fields' sources changed, listed already (`source_edits`), not again as the lines reading them;
+    `views` (listed already): the view's statement, the lines apart only in reading through it, and
+    its function as a new global."""
     out = []
+    through = [(re.compile(rf"\b{re.escape(v.local)}\."), " ".join(f"{v.local} = {v.call}".split())) for v in views]
+    view_functions = {v.call.partition("(")[0].rpartition(".")[2] for v in views}
     for pair in report.get("pairs", []):
         static = pair.get("static")
         if not isinstance(static, dict):
@@ -128,6 +181,9 @@ def body_edits(report: dict, sources_listed: bool = False) -> list[dict]:
             before, after = (r.get("before") or "").strip(), (r.get("after") or "").strip()
             if before and after and before != after and _unannotated(before) == _unannotated(after) is not None:
                 continue
+            if any(" ".join(after.split()) == statement or (before and pattern.sub("self.", after) == before)
+                   for pattern, statement in through):
+                continue
             what = WORDS.get(r["kind"], r["kind"])
             if before == after:
                 what += (f": `{_short(before)}` reads the same, but where the code now is, its names stand for other "
@@ -139,7 +195,7 @@ def body_edits(report: dict, sources_listed: bool = False) -> list[dict]:
                         "before": f"{before_file}:{r['before_line']}" if r.get("before_line") else None,
                         "what": what})
         for c in static.get("constants", []):
-            if not c.get("equal"):
+            if not c.get("equal") and c["name"] not in view_functions:
                 out.append({"file": after_file, "line": None, "before": None,
                             "what": f"module global `{c['name']}` changed: `{_short(str(c.get('before')))}` → "
                                     f"`{_short(str(c.get('after')))}`"})

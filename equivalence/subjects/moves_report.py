@@ -99,8 +99,11 @@ def _counts(moves: list[dict]) -> str:
                                                             if x[0] in words else 99)]
     changing = {(e["file"], e["line"], e["what"]) for m in moves for e in m.get("other_edits", [])
                 if e.get("changes_behaviour")}
+    unknown = {(e["file"], e["line"], e["what"]) for m in moves for e in m.get("other_edits", [])
+               if "changes_behaviour" in e and e["changes_behaviour"] is None}
     edits = (f" {len(changing)} other edit{'s' if len(changing) != 1 else ''} on their way "
-             f"change{'s' if len(changing) == 1 else ''} behaviour." if changing else "")
+             f"change{'s' if len(changing) == 1 else ''} behaviour." if changing else "") + \
+        (f" {len(unknown)} other edit{'s' if len(unknown) != 1 else ''} on their way not proven." if unknown else "")
     return (f"**{len(moves)} method{'s' if len(moves) != 1 else ''} moved out of their class: {', '.join(parts)}."
             f"{edits}**")
 
@@ -228,7 +231,8 @@ def _edits(moves: list[dict]) -> list[str]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(f"- `{m['from']}`: {_place(e)}: {e['what']}")
+            out.append(f"- `{m['from']}`: {_place(e)}: {e['what']}"
+                       + (f" (not proven: {e['why']})" if e.get("why") and e.get("changes_behaviour") is None else ""))
     if not out:
         return []
     shown = out[:LIST_ITEMS]
