@@ -537,6 +537,8 @@ def test_reads_through_a_view_the_check_does_not_run_leave_the_move_equivalent_a
     # an edit of the moved body besides the view is still told apart
     hook = after / "sglang/srt/tls_hook.py"
     hook.write_text(hook.read_text().replace("return bool(cfg.cert)", "return not cfg.cert"))
-    code = main([str(before), str(after), "--json", str(out)])
+    code = main([str(before), str(after), "--json", str(out), "--markdown", str(md)])
     (move,) = json.loads(out.read_text())["moves"]
     assert (code, move["verdict"]) == (1, "divergent")
+    assert "the versions return different values" in md.read_text().split("### What changes behaviour")[1] \
+        .split("###")[0]  # the move's own difference, not the view's stub

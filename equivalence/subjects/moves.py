@@ -296,7 +296,8 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
                     **({"why": f"the check does not run `{e['what'].split('`')[1].split('= ')[1]}` (another module: "
                                f"stubbed), so what the reads through it give is not known"} if unknown else {}),
                     **({"shown_by": shown} if changes and shown and not unknown else {})})
-    return {"verdict": alone["verdict"], "edits": out}
+    first = next((d for p in alone.get("pairs", []) for d in p.get("divergences", [])), None)
+    return {"verdict": alone["verdict"], "edits": out, **({"first_difference": first} if first else {})}
 
 
 def _called_in(function: str, pair: dict) -> bool:

@@ -131,6 +131,9 @@ def _changes(report: dict) -> list[str]:
                 out.append(f"- `{', '.join(c['moves'])}`: the move alone is equivalent; the edit{'s' if len(alone['edits']) > 1 else ''} "
                            f"on its way ({places}) change{'s' if len(alone['edits']) == 1 else ''} behaviour: "
                            f"{_difference(first)}")
+            elif alone and alone.get("first_difference"):  # the move itself diverges: its own difference first
+                out.append(f"- `{', '.join(c['moves'])}`: {_difference(alone['first_difference'])} (the move alone, "
+                           f"with the edits on its way undone)")
             else:
                 out.append(f"- `{', '.join(c['moves'])}`: {_difference(first)}")
     return (["", "### What changes behaviour", ""] + out) if out else []
