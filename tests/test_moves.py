@@ -542,3 +542,52 @@ def test_reads_through_a_view_the_check_does_not_run_leave_the_move_equivalent_a
     assert (code, move["verdict"]) == (1, "divergent")
     assert "the versions return different values" in md.read_text().split("### What changes behaviour")[1] \
         .split("###")[0]  # the move's own difference, not the view's stub
+
+
+RANDOM_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/layer.py": '''\
+import torch
+
+
+class Layer:
+    def __init__(self, width):
+        self.width = width
+        self.init_weights()
+
+    def init_weights(self):
+        self.weights = torch.rand(self.width) * 2 - 1
+        if self.width > 2:
+            self.weights[0] = 0.0
+'''}
+RANDOM_AFTER = {**RANDOM_BEFORE, "sglang/srt/layer.py": '''\
+from sglang.srt.init import init_weights
+
+
+class Layer:
+    def __init__(self, width):
+        self.width = width
+        self.init_weights()
+
+    def init_weights(self):
+        init_weights(self, self.width)
+''', "sglang/srt/init.py": '''\
+import torch
+
+
+def init_weights(layer, width):
+    layer.weights = torch.rand(width) * 2 - 1
+    if width > 2:
+        layer.weights[0] = 0.0
+'''}
+
+
+def test_random_draws_are_the_same_in_both_versions(tmp_path):
+    # weights drawn at random by torch (run for real): every run starts from one seed, so a
+    # difference is the code's
+    before, after = _tree(tmp_path / "b", RANDOM_BEFORE), _tree(tmp_path / "a", RANDOM_AFTER)
+    out = tmp_path / "r.json"
+    code = main([str(before), str(after), "--json", str(out)])
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (code, move["verdict"]) == (0, "equivalent"), move
+    init = after / "sglang/srt/init.py"
+    init.write_text(init.read_text().replace("* 2 - 1", "* 2 - 0.5"))
+    assert main([str(before), str(after), "--json", str(out)]) == 1

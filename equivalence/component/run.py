@@ -37,6 +37,7 @@ from equivalence.engine.run import why
 from equivalence.engine.run.observe import Observation, _proxy
 from equivalence.engine.world.standins import CURRENT, traced_class
 from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Absent, Domains, World, canon, is_standin, value
+from equivalence.engine.run.seeded import reseed
 
 MAX_CALLS = 2  # every method alone, and every ordered pair (check.shapes)
 STOP = value(None)
@@ -120,6 +121,7 @@ class Session:
                                        lambda qualname: loaded.shape.tree.canonical(qualname))
 
     def run(self, config: dict) -> tuple[Observation, World]:
+        reseed()
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.declared = self.declared.options
         CURRENT.append(world)

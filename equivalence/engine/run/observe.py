@@ -27,6 +27,7 @@ from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
 from equivalence.engine.world.values import same
 from equivalence.engine.world.world import OPAQUE, NONE, Absent, Domains, Hints, World, canon, value
+from equivalence.engine.run.seeded import reseed
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class Session:
                                        lambda qualname: hints.key(version.ext.files.canonical(qualname)))
 
     def run(self, config: dict) -> tuple[Observation, World]:
+        reseed()
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.namespaces, world.trees, world.declared = self.namespaces, self.trees, self.declared.options
         CURRENT.append(world)
