@@ -10,6 +10,9 @@ For each `x.METHOD` in a file that spells METHOD (comments and strings are not u
 - where the code does not say what `x` is, but `x` is `y.ATTR` and every `ATTR` the checkout
   declares is an instance of the class (`receivers.Program.attribute_contract`): a caller, with
   the declarations it rests on as evidence (shown to the user);
+- where the code does not say, but the receiver provably is no instance of the class (it is also
+  used for an attribute the class and its subclasses never have, or it is only ever given values
+  of other classes: `receivers.elimination`): not a use, the decision noted (`Uses.eliminated`);
 - anything else may be the class's method or another's: ambiguous, listed.
 Also listed: a subclass overriding METHOD, `super().METHOD` in one, `patch.object(x, "METHOD")`
 where `x` may be an instance or the class, `CLASS.METHOD` reached through the class; and, apart
@@ -26,6 +29,7 @@ from typing import Optional
 from codemods.core.errors import Location
 from pysource.imports import PATCHERS, callee_name
 from pysource.receivers import NONE, ClassObject, File, Instance, Program
+from pysource.receivers.elimination import Elimination, Eliminator
 
 BY_NAME = PATCHERS | {"getattr", "hasattr", "setattr"}
 
@@ -65,6 +69,7 @@ class Uses:
     by_name: list[Location] = field(default_factory=list)  # `getattr`/`hasattr(x, "METHOD")`: reads that find
     # the method while the class keeps a member of that name (a delegation), else break
     notes: list[str] = field(default_factory=list)
+    eliminated: list[Elimination] = field(default_factory=list)  # receivers told to be another class's
 
 
 def method_uses(program: Program, owner: str, methods: list[str], skip_in_class: set[str] = frozenset(),
@@ -81,6 +86,7 @@ def method_uses(program: Program, owner: str, methods: list[str], skip_in_class:
     for f, node, stmt in program.overrides(owner, methods):
         out.conflicts.append(Location(f.path, stmt.lineno, f"{node.name} overrides {owner.rpartition('.')[2]}.{stmt.name}"))
     contracts: dict[str, tuple] = {}
+    eliminator = Eliminator(program, owner)
     program.checkout.prefetch(*(method.encode() for method in methods))  # one pass over the files for them all
     files = dict.fromkeys(p for method in methods for p in program.checkout.select(
         lambda data: True, mentioning=method.encode()))  # each file once, for every method it spells
@@ -93,19 +99,30 @@ def method_uses(program: Program, owner: str, methods: list[str], skip_in_class:
                                                    f"cannot be checked: fix it first"))
             continue
         _FileUses(program, f, owner, set(lineage), subclasses, set(methods), skip_in_class, out, contracts,
-                  skip_classes).run()
+                  skip_classes, eliminator).run()
+    root = program.checkout.package_root
+    out.notes += [e.describe(lambda p: _relative(p, root)) for e in out.eliminated]
     return out
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 class _FileUses:
     def __init__(self, program: Program, f: File, owner: str, lineage: set[str], subclasses: frozenset[str],
-                 methods: set[str], skip: set[str], out: Uses, contracts: dict, skip_classes: set[str] = frozenset()):
+                 methods: set[str], skip: set[str], out: Uses, contracts: dict, skip_classes: set[str] = frozenset(),
+                 eliminator: Optional[Eliminator] = None):
         self.program, self.f, self.owner, self.methods, self.skip, self.out = program, f, owner, methods, skip, out
         self.method = ""
         self.lineage, self.subclasses, self.contracts = lineage, subclasses, contracts
         self.class_name = owner.rpartition(".")[2]
         self.mine = {owner, *subclasses}
         self.skip_classes = skip_classes
+        self.eliminator = eliminator
 
     def run(self) -> None:
         """One walk of the file's lines spelling the methods: then each candidate in source order."""
@@ -155,6 +172,8 @@ class _FileUses:
         if types is None and isinstance(value, ast.Attribute):
             types, evidence = self._contract(value.attr)
         verdict = self._verdict(types)
+        if verdict == "ambiguous" and not evidence and self._eliminated(value):
+            return
         if verdict == "other":
             return
         if verdict == "class":
@@ -174,6 +193,15 @@ class _FileUses:
             self.out.callers.append(use)
             if evidence:
                 self.out.notes.append(f"{f.path}:{node.lineno}: {receiver} taken as a {self.class_name}: {evidence}")
+
+    def _eliminated(self, value: ast.expr) -> bool:
+        """The receiver provably is no instance of the class (`receivers.elimination`): noted."""
+        if self.eliminator is None:
+            return False
+        decided = self.eliminator.receiver(self.f, value)
+        if decided is not None:
+            self.out.eliminated.append(decided)
+        return decided is not None
 
     def _inside_skipped(self, node: ast.AST) -> bool:
         n = self.f.parent(node)
@@ -228,6 +256,8 @@ class _FileUses:
         receiver = node.args[0]
         types = self.program.type_of(self.f, receiver)
         verdict = self._verdict(types)
+        if verdict == "ambiguous" and self._eliminated(receiver):
+            return
         if verdict == "other":
             return
         what = f"{ast.unparse(receiver)}.{self.method} by name ({ast.unparse(node.func)})"

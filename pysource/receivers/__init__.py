@@ -36,6 +36,10 @@ The package, by what each module resolves (each a set of functions over the prog
 - `calls`: what a call gives; `annotations`: what an annotation names;
 - `contract`: what an attribute of a name holds wherever it is declared;
 - `program`: `Program`, which offers them as its methods.
+
+Where the type stays unknown, `elimination` tells why a value still is no instance of a given
+class (also used for an attribute its `family` never has, or only ever given values that are
+not), each decision with its evidence (file:line).
 """
 
 from pysource.receivers.file import File

@@ -26,6 +26,9 @@ class Memo:
     attributes: dict = field(default_factory=dict)  # (class, attribute): its types
     writes: dict = field(default_factory=dict)  # id(class node): `writes.self_writes`
     contracts: dict = field(default_factory=dict)  # attribute name: `contract.attribute_contract`
+    families: dict = field(default_factory=dict)  # class: `family.family`
+    written_outside: dict = field(default_factory=dict)  # (classes, attribute): `family.written_outside`
+    places: dict = field(default_factory=dict)  # (owner, class, attribute): `elimination`'s decision on it
 
 
 class Program(Classes):
