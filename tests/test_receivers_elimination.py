@@ -111,6 +111,10 @@ UNDECIDED = {
                                                "        return None\n\n    def swap(self, other):\n"
                                                "        self.weights_manager.helper = other\n")]},
         {}, (MANAGER, 15, "self.helper")),
+    "an attribute of a tuple": (
+        {}, {"sglang/srt/managers/pairs.py": "from typing import Tuple\n\n\ndef first(pair: Tuple[int, int], path):\n"
+                                             "    target = pair.handler\n    return target.reload_weights(path)\n"},
+        ("sglang/srt/managers/pairs.py", 6, "target")),
 }
 
 

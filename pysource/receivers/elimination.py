@@ -213,9 +213,11 @@ class Eliminator:
         holder = self.program.type_of(f, node.value)
         if not holder:
             return None
+        if not all(isinstance(t, Instance) and not t.qualname.startswith("builtins.")
+                   and not self.program.outside(t.qualname) for t in holder if t != NONE):
+            return None
         classes = [t.qualname for t in holder if t != NONE]
-        if not classes or not all(isinstance(t, Instance) and not t.qualname.startswith("builtins.")
-                                  and not self.program.outside(t.qualname) for t in holder if t != NONE):
+        if not classes:
             return None
         out = []
         for q in sorted(classes):
