@@ -89,6 +89,8 @@ class Extraction:
     call_sites: list[CallSite]
     call: FunctionCall | None
     function_name_inferred: bool = False  # no --name given: the wrapper's only keyword-only call
+    is_property: bool = False  # the method is a `@property`: its reads `self.METHOD` are its call sites
+
 
     @property
     def shape(self) -> str:
@@ -157,7 +159,8 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
         ext.target_rel, ext.function = _find_function(tree, ext.target_module, name, calls[0])
         in_method = [c for c in calls if method is not None and c.method == method_name]
         ext.wrapper = method if in_method else None
-    ext.call_sites = finder.call_sites(method_name, name if ext.function is not None else None)
+    ext.is_property = method is not None and _is_property(method)
+    ext.call_sites = finder.call_sites(method_name, name if ext.function is not None else None, ext.is_property)
     ext.call = _the_call(ext, calls)
     return ext
 
@@ -233,6 +236,11 @@ def _straight_line(fn: ast.FunctionDef) -> bool:
     at most as its last."""
     body = fn.body
     return all(isinstance(s, _SIMPLE) for s in body[:-1]) and bool(body) and isinstance(body[-1], (*_SIMPLE, ast.Return))
+
+
+def _is_property(fn: ast.FunctionDef) -> bool:
+    """`fn` is under exactly one decorator, `@property` (a read of it runs it)."""
+    return [ast.unparse(d) for d in fn.decorator_list] == ["property"]
 
 
 def _method_kind(fn: ast.FunctionDef) -> str:
@@ -456,7 +464,8 @@ class _CallFinder:
                               f"and {b.target[0]} ({b.where})")
         return calls[0].target if calls else None
 
-    def call_sites(self, method_name: str, function_name: str | None) -> list[CallSite]:
+    def call_sites(self, method_name: str, function_name: str | None, reads: bool = False) -> list[CallSite]:
+        """`reads`: the method is a property, each read `self.METHOD` a call site (its `call` the read)."""
         out = []
         words = {method_name} | (self._names_for(function_name) if function_name else set())
         for fn in self.methods:
@@ -466,6 +475,10 @@ class _CallFinder:
             imports = self._imports(fn)
 
             def kind(node):
+                if reads and isinstance(node, ast.Attribute) and node.attr == method_name \
+                        and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
+                        and node.value.id == self_name:
+                    return "method"
                 if not isinstance(node, ast.Call):
                     return None
                 f = node.func

@@ -39,6 +39,7 @@ Parsed = tuple[ast.Module, FileNames, list[ast.AST]]
 @dataclass(frozen=True, order=True)
 class Usage(Location):
     through_wrapper: bool = False  # a wrapper of the original signature keeps it working
+    override: bool = False  # a subclass defining the method
 
 
 class ParsedFiles:
@@ -160,8 +161,10 @@ class ParsedFiles:
         return Path(found) if found is not None else None
 
 
-def method_usages(checkout: Checkout, module: str, class_name: str, method: str) -> list[Usage]:
-    """Every place that the first steps of extracting `module.class_name.method` would break.
+def method_usages(checkout: Checkout, module: str, class_name: str, method: str, reads_are_calls: bool = False
+                  ) -> list[Usage]:
+    """Every place that the first steps of extracting `module.class_name.method` would break
+    (`reads_are_calls`: a property, whose reads `self.METHOD` in the class are its call sites).
 
     Only files that spell `method` can hold such a place: each is parsed, and the classes around
     a use are followed upwards (through imports and re-exports, file by file)."""
@@ -175,15 +178,17 @@ def method_usages(checkout: Checkout, module: str, class_name: str, method: str)
             found.append(Usage(path, 1, f"cannot parse the file, so its uses of {class_name}.{method} cannot "
                                         f"be checked: fix it first"))
             continue
-        found += _FileUses(parsed, path, got, f"{module}.{class_name}", method, path == source).found
+        found += _FileUses(parsed, path, got, f"{module}.{class_name}", method, path == source, reads_are_calls).found
     return sorted(set(found))
 
 
 class _FileUses:
     """The uses of the method in one file."""
 
-    def __init__(self, parsed: ParsedFiles, path: Path, got: Parsed, qualified: str, method: str, is_source: bool):
+    def __init__(self, parsed: ParsedFiles, path: Path, got: Parsed, qualified: str, method: str, is_source: bool,
+                 reads_are_calls: bool = False):
         self.parsed, self.path, self.qualified, self.method = parsed, path, qualified, method
+        self.reads_are_calls = reads_are_calls
         tree, self.names, candidates = got
         self.class_name = qualified.rpartition(".")[2]
         self.classes = [c for c in candidates if isinstance(c, ast.ClassDef)]
@@ -193,8 +198,8 @@ class _FileUses:
         for node in self.classes:
             if node is not self.own and any(parsed.derives(self.names.qualify(_unsubscripted(b)), qualified)
                                             for b in node.bases):
-                self.found += [Usage(path, stmt.lineno, f"{node.name} overrides {self.class_name}.{method}")
-                               for stmt in node.body if method in _defines(stmt)]
+                self.found += [Usage(path, stmt.lineno, f"{node.name} overrides {self.class_name}.{method}",
+                                     override=True) for stmt in node.body if method in _defines(stmt)]
         for node in candidates:
             if isinstance(node, ast.Attribute):
                 self._attribute(node)
@@ -210,8 +215,8 @@ class _FileUses:
             return  # the class's own super().METHOD: a base's, past the class in every MRO
         outside = True
         if around is not None and around is self.own:
-            if _is_self(value) and id(node) in self.parsed.called:
-                return  # the class's own call: step 1 rewrites it
+            if _is_self(value) and (id(node) in self.parsed.called or self.reads_are_calls):
+                return  # the class's own call (a property's read): step 1 rewrites it
             what = (f"uses self.{method} other than by calling it (passed as a value?)" if _is_self(value)
                     else f"uses {ast.unparse(value)}.{method}")
             outside = False  # the class's own call sites are rewritten, and must all be `self.METHOD(...)`

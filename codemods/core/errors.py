@@ -38,6 +38,16 @@ class BadInput(CodemodError):
     exit_code = EXIT_BAD_INPUT
 
 
+class StepsTogether(BadInput):
+    """A run asked for part of the steps `together`, which only run as one: the tree between them
+    would hold nothing a later run can go on from (a harness running steps one by one runs these
+    as one)."""
+
+    def __init__(self, why: str, together: range, path: Optional[Path] = None, line: Optional[int] = None):
+        self.together = together
+        super().__init__(why, path, line)
+
+
 class Refusal(CodemodError):
     """The code holds a construct the rewrite cannot carry without changing behaviour."""
 

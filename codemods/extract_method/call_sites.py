@@ -222,7 +222,7 @@ def rewrite_sites(cls: cst.ClassDef, sites: list[Site], new: Callable[[Site], Re
         site = group[0][0]
         statements = [r for _, r in group if isinstance(r, list)]
         headers = [r for _, r in group if isinstance(r, Header)]
-        calls = {id(s.call): r for s, r in group if isinstance(r, cst.Call)}
+        calls = {id(s.call if s.call is not None else s.node): r for s, r in group if isinstance(r, cst.Call)}
         if statements:
             swaps[id(site.statement)] = statements[0]
         elif headers:
@@ -291,6 +291,9 @@ class _SwapCalls(cst.CSTTransformer):
         self.calls = calls
 
     def leave_Call(self, original, updated):
+        return self.calls.get(id(original), updated)
+
+    def leave_Attribute(self, original, updated):  # a property's read, replaced by a call
         return self.calls.get(id(original), updated)
 
 

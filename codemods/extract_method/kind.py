@@ -46,11 +46,17 @@ what the function takes and returns (inferred from the method body):
     results a bare `return` returns them where all are written
   - --pass-self NAME: the function takes the instance whole as NAME instead (self -> NAME)
 
+a @property (one decorator, no setter or deleter): its reads self.PROP are its call sites, and
+step 3 puts back a property calling the function; steps 1-3 run together (a split is exit 2).
+With --no-wrapper the reads call the function, also elsewhere (x.PROP -> module.PROP(x.X)), and
+a subclass overriding the property is refused (it would no longer be read) unless
+--leave-overrides; with the wrapper every override is listed and kept.
+
 refused (exit 3, file:line: why, nothing written): a result written on some paths and not
 others; an early return where a result is not written yet; a method that returns a value and
 writes results; a call of another method of the class (use --pass-self); self used other than
 through attributes (passed along, getattr(self, ...), super()); a nested function or lambda
-using self; a decorator, async, several definitions, *args/**kwargs; a call site passing
+using self; a decorator (but a plain @property), async, several definitions, *args/**kwargs; a call site passing
 *args/**kwargs, or (with results) not a statement of its own; a use of the method that steps
 1-2 would break, anywhere in the checkout (x.METHOD in any file, self.METHOD passed as a value,
 a subclass overriding it, a patch of it: every place listed at once, since the tool cannot
@@ -151,6 +157,9 @@ class ExtractMethod(Kind[MethodSpec]):
                        help="self.ATTR, written on some paths only and last on each: the function returns whether it "
                             "wrote (True/False) and the callers write it (`if f(...): self.ATTR = VALUE`; with FLAG, "
                             "`FLAG = f(...)` first); with several methods, for those that write it")
+        p.add_argument("--leave-overrides", action="store_true",
+                       help="with --no-wrapper on a @property: go on past subclasses overriding it, listed; their "
+                            "overrides stay, and callers no longer read them (refused without this option)")
         p.add_argument("--source", metavar="FILE",
                        help="the file defining CLASS, relative to the folder holding the package "
                             "(default: the one file that does)")
@@ -174,6 +183,7 @@ class ExtractMethod(Kind[MethodSpec]):
                           renames=dict(args.rename), narrows=tuple(args.narrow), pass_self=args.pass_self,
                           moved_globals=tuple(args.move_global), source_file=args.source, class_module=module,
                           no_wrapper=args.no_wrapper, positional=args.positional, write_back=args.write_back,
+                          leave_overrides=args.leave_overrides,
                           methods=methods if len(methods) > 1 else (), names=names)
 
     def context(self, path: Path, spec: MethodSpec, *, format: bool = True) -> Context:

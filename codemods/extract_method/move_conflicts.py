@@ -23,15 +23,40 @@ from codemods.checkout.method_usages import method_usages
 from codemods.extract_method.recipe import Recipe
 
 
-def outside_uses(checkout: Checkout, recipe: Recipe, wrapper_written: bool) -> tuple[list[Location], list[Location]]:
+def outside_uses(checkout: Checkout, recipe: Recipe, wrapper_written: bool, left: Optional[list[Location]] = None
+                 ) -> tuple[list[Location], list[Location]]:
     """(the uses of the method that steps 1-2 would break and the run must refuse, those it may
     leave to step 3's wrapper): with `wrapper_written` (the run writes step 3, with a wrapper) a
     use through the instance finds the wrapper, and only steps 1-2 alone would break it."""
     refused, mended = [], []
-    for u in method_usages(checkout, recipe.source_module, recipe.class_name, recipe.method_name):
+    for u in method_usages(checkout, recipe.source_module, recipe.class_name, recipe.method_name,
+                           reads_are_calls=recipe.is_property):
+        if u.override and recipe.is_property:
+            _property_override(u, recipe, wrapper_written, refused, mended, left if left is not None else [])
+            continue
         (mended if wrapper_written and u.through_wrapper else refused).append(
             Location(u.path, u.line, f"{u.what}: steps 1-2 would break it"))
     return refused, mended
+
+
+def _property_override(u: Location, recipe: Recipe, wrapper_written: bool, refused: list[Location],
+                       mended: list[Location], left: list[Location]) -> None:
+    """A subclass overriding a property: every read of the property finds the override, the
+    wrapper's too (listed, kept); without a wrapper its callers no longer read the property, so
+    the override is refused (--leave-overrides: listed, left unread)."""
+    if not recipe.no_wrapper:
+        if wrapper_written:
+            mended.append(Location(u.path, u.line, f"{u.what}: reads go on finding it through the property wrapper "
+                                                   f"of step 3"))
+        else:
+            refused.append(Location(u.path, u.line, f"{u.what}: steps 1-2 would break it"))
+    elif not recipe.leave_overrides:
+        refused.append(Location(u.path, u.line, f"{u.what}: with --no-wrapper the reads become calls of "
+                                                f"{recipe.function} and no longer find the override (a behaviour "
+                                                f"change for {u.what.partition(' ')[0]}); keep the wrapper, or "
+                                                f"--leave-overrides to go on and leave it unread"))
+    else:
+        left.append(Location(u.path, u.line, f"{u.what}: left as it is, and no longer read (--leave-overrides)"))
 
 
 def refuse_uses(uses: list[Location], recipe: Recipe, refusal: Optional[Refusal] = None) -> Conflicts:

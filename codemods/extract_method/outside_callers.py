@@ -20,11 +20,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
+
 import libcst as cst
 
 from codemods.checkout.callers import Use, method_uses
 from codemods.core.errors import Location, Refusal
 from codemods.core.formatting import Style
+from codemods.extract_method.analysis.rewrites import Param
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.signature import call_arguments, kwarg, new_call
 from codemods.extract_method.steps.positional import _PassPositionally
@@ -66,18 +69,22 @@ def find_outside_calls(checkout: Checkout, recipe: Recipe, found: list[Location]
     would have found the method through an instance (`method_usages`)."""
     if not found:
         return OutsideCalls([], set()), []
-    if recipe.pass_self is None:
+    if recipe.pass_self is None and not recipe.is_property:
         return OutsideCalls([], set()), [Location(u.path, u.line, f"{_what(u)}: {NO_METHOD}, and a caller outside "
                                                                   f"the class is rewritten only when the function "
                                                                   f"takes the instance whole (--pass-self NAME)")
                                          for u in found]
     program = Program(checkout)
     typed = method_uses(program, f"{recipe.source_module}.{recipe.class_name}", [recipe.method_name])
-    callers = {(Path(u.path), u.line): u for u in typed.callers if u.in_class is None and u.called}
+    prop = recipe.is_property  # a read is its call
+    callers = {(Path(u.path), u.line): u for u in typed.callers if u.in_class is None and (u.called or prop)}
     reasons = {(Path(a.path), a.line): a.what for a in typed.ambiguous}
     reasons.update({(Path(u.path), u.line): f"uses {u.receiver}.{u.method} other than by calling it (passed as a "
                                             f"value?): {NO_METHOD}" for u in typed.values + typed.callers
-                    if u.in_class is None and not u.called})
+                    if u.in_class is None and not u.called and not prop})
+    if prop:
+        reasons.update({(Path(u.path), u.line): f"writes {u.receiver}.{u.method}: {NO_METHOD}"
+                        for u in typed.callers if u.in_class is None and not isinstance(u.node.ctx, ast.Load)})
     reasons.update({(Path(a.path), a.line): f"{a.what}: {NO_METHOD}" for a in typed.by_name})
     calls, refused = [], []
     for u in found:
@@ -87,7 +94,8 @@ def find_outside_calls(checkout: Checkout, recipe: Recipe, found: list[Location]
         elif key in callers:
             use = callers[key]
             f = program.file(use.path)
-            calls.append(OutsideCall(Path(use.path), f.parent(use.node), use.line, checkout.text(use.path)))
+            node = use.node if prop else f.parent(use.node)  # a property: the read `x.prop` is the call
+            calls.append(OutsideCall(Path(use.path), node, use.line, checkout.text(use.path)))
         # else: the code says the receiver is something else, whose method this is
     refused += _nested(calls)
     importing = set()
@@ -156,9 +164,11 @@ def _binds(node: ast.AST, name: str) -> bool:
 
 
 def rewrite_outside_calls(outside: OutsideCalls, recipe: Recipe, params: cst.Parameters, positional: list[str],
-                          style: Style, text_of, checkout: Checkout) -> tuple[dict[Path, str], int]:
+                          style: Style, text_of, checkout: Checkout, reads: Optional[list[Param]] = None
+                          ) -> tuple[dict[Path, str], int]:
     """({file: its new text}, how many calls) with every call of `outside` rewritten (`text_of(path)`:
-    the file as the steps so far left it; `params`: the method's original parameters)."""
+    the file as the steps so far left it; `params`: the method's original parameters; `reads`: a
+    property's inferred parameters, each passed as `receiver.X` where the class passes `self.X`)."""
     out: dict[Path, str] = {}
     count = 0
     by_file: dict[Path, list[OutsideCall]] = {}
@@ -172,7 +182,8 @@ def rewrite_outside_calls(outside: OutsideCalls, recipe: Recipe, params: cst.Par
         count += len(calls)
         for c in sorted(calls, key=lambda c: (c.call.lineno, c.call.col_offset)):
             old = edits.segment(c.call)
-            new = _new_call(old, recipe, params, positional, style, path, c.line)
+            new = _new_call(old, recipe, params, positional, style, path, c.line) if not recipe.is_property else \
+                _new_read(old, recipe, reads or [], positional, style, path, c.line)
             edits.replace_node(c.call, new)
             lines.add(c.call.lineno + shift)
             shift += new.count("\n") - old.count("\n")
@@ -189,8 +200,8 @@ def _found_again(path: Path, text: str, recipe: Recipe, checkout: Checkout) -> l
     program = Program(checkout.with_texts({checkout.relative(path, checkout.package_root): text}))
     typed = method_uses(program, f"{recipe.source_module}.{recipe.class_name}", [recipe.method_name], only={path})
     f = program.file(path)
-    return [OutsideCall(path, f.parent(u.node), u.line, text) for u in typed.callers
-            if u.in_class is None and u.called]
+    return [OutsideCall(path, u.node if recipe.is_property else f.parent(u.node), u.line, text) for u in typed.callers
+            if u.in_class is None and (u.called or recipe.is_property)]
 
 
 def _new_call(old: str, recipe: Recipe, params: cst.Parameters, positional: list[str], style: Style, path: Path,
@@ -206,3 +217,42 @@ def _new_call(old: str, recipe: Recipe, params: cst.Parameters, positional: list
         new = new.visit(_PassPositionally(recipe.callee, positional, style))
     return cst.Module([]).code_for_node(new)
 
+
+
+class _Receiver(cst.CSTTransformer):
+    """`self` -> the receiver (in a parameter's argument `self.X.Y`)."""
+
+    def __init__(self, receiver: cst.BaseExpression):
+        self.receiver = receiver
+
+    def leave_Name(self, original, updated):
+        return self.receiver if updated.value == "self" else updated
+
+
+def _name_chain(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def _new_read(old: str, recipe: Recipe, reads: list[Param], positional: list[str], style: Style, path: Path,
+              line: int) -> str:
+    """A property's read `x.prop` as `ALIAS.function(X=x.X, ...)` (`--pass-self NAME`: `NAME=x`), by
+    position where `positional` says. The receiver is evaluated once per parameter: more than one
+    (or none), it must be a chain of names (`self.runner`), else refused."""
+    node = cst.parse_expression(old)
+    if not (isinstance(node, cst.Attribute) and node.attr.value == recipe.method_name):
+        raise Refusal(f"{old!r} is not a read of {recipe.method_name} this tool can rewrite", path, line)
+    receiver = node.value.with_changes(lpar=(), rpar=()) if _name_chain(node.value) else node.value
+    if recipe.pass_self:
+        args = [kwarg(recipe.pass_self, receiver)]
+    else:
+        if len(reads) != 1 and not _name_chain(receiver):
+            raise Refusal(f"{old}: the function takes {len(reads)} attributes of {cst.Module([]).code_for_node(receiver)}"
+                          f", which would be evaluated {'once each' if reads else 'never'}: bind it to a name first",
+                          path, line)
+        args = [kwarg(p.name, cst.parse_expression(p.argument).visit(_Receiver(receiver))) for p in reads]
+    new = cst.Call(cst.parse_expression(recipe.callee), args, lpar=node.lpar, rpar=node.rpar)
+    if positional:
+        new = new.visit(_PassPositionally(recipe.callee, positional, style))
+    return cst.Module([]).code_for_node(new)

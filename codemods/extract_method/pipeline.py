@@ -9,19 +9,22 @@ from __future__ import annotations
 
 import ast
 import difflib
+from dataclasses import replace
+from pathlib import Path
 from typing import Callable, Optional
 
 import libcst as cst
 
 from codemods.core.context import Context
 from codemods.core.packages import check_new_packages
-from codemods.core.errors import AlreadyApplied, BadInput, Location, NoSuchMethod, Refusal
+from codemods.core.errors import AlreadyApplied, BadInput, Location, NoSuchMethod, Refusal, StepsTogether
 from codemods.core import runner
 from codemods.core.plan import Plan
 from codemods.core.runner import Tree, steps_to_run
 from codemods.core.render import Renderer
 from codemods.extract_method.move_conflicts import outside_uses, refuse_uses
 from codemods.extract_method.outside_callers import find_outside_calls
+from codemods.extract_method.properties import property_member
 from codemods.extract_method.recipe import Recipe
 from codemods.extract_method.models import Handed, MethodRun, Static
 from codemods.core.steps import Steps
@@ -82,19 +85,30 @@ def run(ctx: Context, recipe: Recipe, steps: range,
     if recipe.new_target and status.done < 2 and target_text is not None and 2 not in steps:
         raise BadInput("target module already present", target)
 
+    left: list[Location] = []
+    if status.done == 0 and recipe.infer and property_member(module, text, source, recipe):
+        recipe = replace(recipe, is_property=True)
+        if 3 not in steps:
+            raise StepsTogether(f"{name} is a property: steps 1-3 run together (the tree between them holds no "
+                                f"property for a later run to put back): --steps 1-3 or 1-4", range(1, 4), source,
+                                status.line)
     plan = Plan(root=root, shape="", originals={source: text, target: target_text})
     if status.done == 2:
         plan.messages.append(f"found {source} ({recipe.class_name} calls {recipe.callee} at line {status.line}) "
                              f"in {ctx.found.how}")
     else:
         plan.messages.append(f"found {source} ({name} at line {status.line}) in {ctx.found.how}")
-    uses, mended = outside_uses(ctx.checkout, recipe, 3 in steps) if status.done < 2 \
+    if recipe.is_property:
+        plan.messages.append(f"{name} is a property: its reads become calls of {recipe.function}"
+                             + ("" if recipe.no_wrapper else ", but for the property step 3 puts back"))
+    uses, mended = outside_uses(ctx.checkout, recipe, 3 in steps, left) if status.done < 2 \
         else ([], [])  # steps 1-2 would break them; step 3's wrapper (or rewrite) mends `mended`
     outside = None
     if recipe.no_wrapper and mended:
         outside, refused = find_outside_calls(ctx.checkout, recipe, mended)
         uses += refused
-        mended = [Location(c.path, c.line, f"calls {ast.unparse(c.call.func)}") for c in outside.calls]
+        mended = [Location(c.path, c.line, f"reads {ast.unparse(c.call)}" if recipe.is_property else
+                           f"calls {ast.unparse(c.call.func)}") for c in outside.calls]
     plan.broken_between_steps = mended
     render = Renderer(module, text).render
     state = MethodRun(ctx, recipe, status, source, target, dict(plan.originals), render, outside)
@@ -113,6 +127,10 @@ def run(ctx: Context, recipe: Recipe, steps: range,
         plan.messages.append(f"{len(mended)} use(s) outside the class {how} (steps 1-2 alone would break them, so "
                              f"the steps are written together, never with --commit):")
         plan.messages += [f"  {u.path}:{u.line}: {u.what.removesuffix(': steps 1-2 would break it')}" for u in mended]
+    if left:
+        plan.messages.append(f"{len(left)} override(s) of the property left as they are (--leave-overrides): "
+                             f"its callers now call {recipe.callee} and no longer read them:")
+        plan.messages += [f"  {u.path}:{u.line}: {u.what}" for u in left]
     plan.shape = classify(plan.originals[source], handed.static) if status.done == 0 else \
         f"partially extracted (steps 1-{status.done} applied)"
     plan.messages.insert(1, f"recognised shape: {plan.shape}")

@@ -98,6 +98,10 @@ class Recipe:
     # --write-back ATTR[=FLAG]: `self.ATTR`, written on some paths as their last effect, becomes the
     # function's bool result; callers write it (`if f(...): self.ATTR = VALUE`, through FLAG if given)
     write_back: Optional[tuple[str, str]] = None
+    # a `@property` (`properties`, found by the run that does step 1): its reads `x.METHOD` are its calls
+    is_property: bool = False
+    # --leave-overrides: --no-wrapper on a property goes on past subclasses overriding it (listed, left unread)
+    leave_overrides: bool = False
 
     @property
     def infer(self) -> bool:

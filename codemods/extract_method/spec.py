@@ -41,6 +41,7 @@ class MethodSpec:
     methods: Sequence[str] = ()
     names: Mapping[str, str] = field(default_factory=dict)
     write_back: Optional[str] = None  # --write-back ATTR[=FLAG]
+    leave_overrides: bool = False  # --leave-overrides: a property's overrides left unread (--no-wrapper)
 
 
 def parse_narrow(text: str) -> Narrow:
@@ -84,6 +85,8 @@ def _check(spec: MethodSpec) -> None:
         raise BadInput("--write-back with --pass-self: with the instance whole the function writes it itself")
     if write_back and write_back[1] == "self":
         raise BadInput("--write-back ATTR=FLAG: FLAG names a local of the callers, not self")
+    if spec.leave_overrides and not spec.no_wrapper:
+        raise BadInput("--leave-overrides goes with --no-wrapper (a property's wrapper keeps every override read)")
     if spec.positional and spec.narrows:
         raise BadInput("--positional and --narrow: narrow the keyword-only parameters first, in a run of their own")
 
@@ -156,4 +159,4 @@ def recipe_for(ctx: Context, spec: MethodSpec) -> Recipe:
         renames=tuple(spec.renames.items()), pass_self=spec.pass_self,
         narrows=tuple(parse_narrow(n) if isinstance(n, str) else n for n in spec.narrows),
         moved_globals=tuple(spec.moved_globals), no_wrapper=spec.no_wrapper, positional=spec.positional,
-        write_back=parse_write_back(spec.write_back))
+        write_back=parse_write_back(spec.write_back), leave_overrides=spec.leave_overrides)

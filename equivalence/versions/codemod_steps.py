@@ -20,7 +20,12 @@ class CodemodMissing(Exception):
 
 
 class CodemodFailed(Exception):
-    """The codemod refused or found nothing to do on the tree (its message, about the user's tree)."""
+    """The codemod refused or found nothing to do on the tree (its message, about the user's tree);
+    `together`: the steps it runs only as one, when that is why (`codemods.core.errors.StepsTogether`)."""
+
+    def __init__(self, message: str, together: range | None = None):
+        super().__init__(message)
+        self.together = together
 
 
 def link_copy(src: Path, dest: Path) -> None:
@@ -42,7 +47,7 @@ def apply_in_copy(previous: Path, dest: Path, original: Path, run) -> Path:
     try:
         plan = run(dest)
     except CodemodError as e:  # name the user's tree, not our temporary copy
-        raise CodemodFailed(str(e).replace(str(dest), str(original))) from None
+        raise CodemodFailed(str(e).replace(str(dest), str(original)), getattr(e, "together", None)) from None
     for path, text in plan.changes.items():
         path = Path(path)
         path.unlink(missing_ok=True)
@@ -102,12 +107,22 @@ def step_versions(root: Path, workdir: Path, codemod: Codemod, fixes: list[Fix] 
 
 
 def step_trees(root: Path, workdir: Path, codemod: Codemod) -> list[tuple[str, Path]]:
-    """[("original", root), ("step 1", copy), ...]: step k applied to the tree of step k-1."""
+    """[("original", root), ("step 1", copy), ...]: step k applied to the tree of step k-1; steps
+    the codemod runs only together (`CodemodFailed.together`, starting at k) as one ("steps 1-3")."""
     trees = [("original", root)]
-    for step in codemod.steps:
-        dest = apply_in_copy(trees[-1][1], workdir / f"step{step}", root,
-                             lambda tree: codemod.run(tree, range(step, step + 1)))
-        trees.append((f"step {step}", dest))
+    step = codemod.steps[0]
+    while step <= codemod.steps[-1]:
+        run = range(step, step + 1)
+        try:
+            dest = apply_in_copy(trees[-1][1], workdir / f"step{step}", root, lambda tree: codemod.run(tree, run))
+        except CodemodFailed as e:
+            if e.together is None or e.together.start != step or len(e.together) < 2:
+                raise
+            run = e.together
+            shutil.rmtree(workdir / f"step{step}", ignore_errors=True)
+            dest = apply_in_copy(trees[-1][1], workdir / f"step{step}", root, lambda tree: codemod.run(tree, run))
+        trees.append((f"step {step}" if len(run) == 1 else f"steps {run[0]}-{run[-1]}", dest))
+        step = run[-1] + 1
     return trees
 
 

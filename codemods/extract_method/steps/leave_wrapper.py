@@ -125,7 +125,8 @@ def _wrapper(recipe: Recipe, shape: Static, leading) -> cst.FunctionDef:
     call = cst.Module([]).code_for_node(cst.Call(cst.parse_expression(recipe.callee), args))
     code = f"return {call}\n" if shape.returns_value and shape.flag is None else call_site_block(recipe, shape, call)
     return shape.original.with_changes(
-        body=cst.IndentedBlock(body=list(cst.parse_module(code).body)), leading_lines=leading, decorators=[])
+        body=cst.IndentedBlock(body=list(cst.parse_module(code).body)), leading_lines=leading,
+        decorators=shape.original.decorators if recipe.is_property else [])  # a property stays one
 
 
 def _as_replacement(original):
@@ -270,7 +271,8 @@ def _rewrite_outside(run: MethodRun, module: cst.Module, static: Optional[Static
         return current[path] if path in current else ctx.checkout.text(path)
 
     texts, rewritten = rewrite_outside_calls(run.outside, recipe, static.original.params,
-                                             names if recipe.positional else [], ctx.style, text_of, ctx.checkout)
+                                             names if recipe.positional else [], ctx.style, text_of, ctx.checkout,
+                                             static.params)
     for path, new in texts.items():
         if path == run.source:
             module = parse(path, new)

@@ -53,6 +53,7 @@ from codemods.extract_method.analysis.annotations import Annotator
 from codemods.syntax.nodes import own_code, parse, returns_a_value
 from codemods.core.runner import Outcome, Tree
 from codemods.extract_method.models import Handed, MethodRun, Static
+from codemods.extract_method.properties import is_property
 from codemods.extract_method.steps_done import Reading
 
 
@@ -110,7 +111,7 @@ def the_method(module: cst.Module, text: str, path: Path, recipe: Recipe):
     line = def_line(text, recipe.class_name, recipe.method_name)
     if not isinstance(func, cst.FunctionDef):
         raise Refusal(f"{name} is not a plain method definition", path, line)
-    if func.decorators:
+    if func.decorators and not (recipe.is_property and is_property(func)):
         raise Refusal(f"{name} has a decorator (@{cst.Module([]).code_for_node(func.decorators[0].decorator)})",
                       path, line)
     if func.asynchronous:
@@ -144,6 +145,10 @@ def make_static(module: cst.Module, text: str, path: Path, recipe: Recipe, style
         rewrites = Analysis(recipe, path, line_of, info).run(func.body)
     else:
         rewrites = recipe.analysis(func, module, text, cls, recipe, path, line_of)
+    if recipe.is_property and rewrites.results:
+        raise Refusal(f"{recipe.qualified} is a property that writes "
+                      f"{', '.join(rewrites.attributes.get(r, r) for r in rewrites.results)}: a read of "
+                      f"it would have to write it back; extract it by hand", path, line)
     new_names = {p.name for p in rewrites.params} | set(rewrites.results)
     clash = plain_names(func.body) & new_names
     if clash:
@@ -258,6 +263,8 @@ def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: 
     callee = f"self.{recipe.method_name}"
     static.members = holders(text, recipe.class_name, recipe.method_name)
     sites = find_sites(cls, recipe.method_name, text, static.members)
+    if recipe.is_property:
+        return _rewrite_reads(cls, sites, path, recipe, static, style)
     require_sites(sites, recipe, path, callee)
     require_calls(sites, "self", path, recipe.qualified)
     originals = static.original.params
@@ -315,3 +322,26 @@ class MakeStatic(Step[MethodRun, Handed]):
         note = annotator.left_out_note() if annotator else None
         return Outcome(recipe.subject(1), module, noted=[f"step 1: {note}"] if note else [],
                        carry=replace(carry, static=static))
+
+
+def _rewrite_reads(cls, sites: list[Site], path, recipe: Recipe, static: Static, style: Style) -> cst.ClassDef:
+    """A property's reads `self.prop` (also `self.prop(...)`, a call of what it returns) become
+    calls of the static method: `self.prop(model_config=self.model_config)`."""
+    sites = [replace(s, call=None) for s in sites]
+    for site in sites:
+        if dotted(site.node.value) != "self":
+            raise Refusal(f"{dotted(site.node) or recipe.qualified} is not self.{recipe.method_name}: the rewrite "
+                          f"follows reads on self only", path, site.line)
+        parent = site.path[-1] if site.path else None
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or isinstance(parent, (cst.AugAssign, cst.AnnAssign)) \
+                and parent.target is site.node:
+            raise Refusal(f"self.{recipe.method_name} is written here: a property without a setter cannot be, "
+                          f"and a function can be no target", path, site.line)
+
+    def call(site: Site) -> cst.Call:
+        static.sites.append(site.statement if site.in_simple_statement else Header(header_of(site)))
+        node = site.node
+        return cst.Call(node.with_changes(lpar=(), rpar=()), inferred_args(static.params, static.own),
+                        lpar=node.lpar, rpar=node.rpar)
+
+    return rewrite_sites(cls, sites, call, style)

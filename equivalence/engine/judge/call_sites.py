@@ -41,14 +41,16 @@ class _Callee:
 
     def bind(self, call: ast.Call, self_name: str) -> dict[str, str] | None:
         """parameter -> `ast.dump` of what the call passes (DEFAULT where nothing), self spelled
-        `self`; None when a starred argument or an unknown keyword leaves it unknown."""
-        if any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > len(self.positional) \
-                or any(k.arg is None or k.arg not in self.names for k in call.keywords):
+        `self`; None when a starred argument or an unknown keyword leaves it unknown. A property's
+        read (an `ast.Attribute`) passes nothing."""
+        args, keywords = (call.args, call.keywords) if isinstance(call, ast.Call) else ([], [])
+        if any(isinstance(a, ast.Starred) for a in args) or len(args) > len(self.positional) \
+                or any(k.arg is None or k.arg not in self.names for k in keywords):
             return None
         out = dict.fromkeys(self.names, DEFAULT)
-        for name, value in zip(self.positional, call.args):
+        for name, value in zip(self.positional, args):
             out[name] = _dump(value, self_name)
-        for k in call.keywords:
+        for k in keywords:
             out[k.arg] = _dump(k.value, self_name)
         return out
 
@@ -148,7 +150,7 @@ def _method(ext: Extraction, site: CallSite) -> ast.FunctionDef | None:
 def _skeleton(ext: Extraction, site: CallSite) -> str:
     """The site's statements (the one calling, then those reading a local it bound) with each call
     of its callee replaced by a placeholder, self spelled `self`."""
-    callee = ast.dump(site.call.func)
+    callee = ast.dump(site.call.func if isinstance(site.call, ast.Call) else site.call)  # (a property's read)
     statements = [_Placeholders(callee).visit(copy.deepcopy(s)) for s in site.statements]
     return "\n".join(_dump(s, _self(ext, site)) for s in statements)
 
@@ -159,6 +161,11 @@ class _Placeholders(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         if ast.dump(node.func) == self.callee:
+            return ast.Name("__call__", ast.Load())
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:  # a property's read
+        if ast.dump(node) == self.callee:
             return ast.Name("__call__", ast.Load())
         return self.generic_visit(node)
 

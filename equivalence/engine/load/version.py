@@ -252,6 +252,8 @@ def _the_class(module: types.ModuleType, ext: Extraction) -> type:
 
 
 def _function(value) -> types.FunctionType:
+    if isinstance(value, property):  # the getter runs on each read
+        return value.fget
     return value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
 
 
@@ -296,7 +298,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
         site = ext.call_sites[0]
         body, args = site.statements, list(site.free_names)
         called = ext.method if site.calls == "method" else ext.function
-        if called is not None:
+        if called is not None and isinstance(site.call, ast.Call):  # (a property's read passes nothing)
             left = unpassed(called, site.call, site.calls == "method" and ext.method_kind == "instance")
             defaults = {name: default_options(d) for name, d in left.items() if name not in args}
         if defaults:
@@ -346,7 +348,7 @@ def _direct_call(ext: Extraction) -> tuple[list[ast.stmt], list[str]]:
     positional = [a.arg for a in params.posonlyargs + params.args][1:]
     keywords = [a.arg for a in params.kwonlyargs]
     call = ", ".join(positional + [f"{k}={k}" for k in keywords])
-    body = ast.parse(f"return self.{ext.method_name}({call})").body
+    body = ast.parse(f"return self.{ext.method_name}" + ("" if ext.is_property else f"({call})")).body
     return ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body, positional + keywords
 
 
@@ -359,7 +361,8 @@ def _direct_entry(ext: Extraction, module: types.ModuleType) -> tuple[types.Func
     defaults = dict(zip([p.arg for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
     defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
     params = {p.arg: default_options(defaults[p.arg]) if p.arg in defaults else None for p in named}
-    body = ast.parse(f"def {ENTRY}(self, {PASSED}):\n    return self.{ext.method_name}(**{PASSED})")
+    called = "" if ext.is_property else f"(**{PASSED})"  # a property is read
+    body = ast.parse(f"def {ENTRY}(self, {PASSED}):\n    return self.{ext.method_name}{called}")
     ast.increment_lineno(body, ext.method.lineno - 1)
     namespace: dict = {}
     exec(compile(body, ext.files.path(ext.source_rel), "exec"), module.__dict__, namespace)
