@@ -591,3 +591,20 @@ def test_random_draws_are_the_same_in_both_versions(tmp_path):
     init = after / "sglang/srt/init.py"
     init.write_text(init.read_text().replace("* 2 - 1", "* 2 - 0.5"))
     assert main([str(before), str(after), "--json", str(out)]) == 1
+
+
+def test_a_call_site_moved_to_another_method_of_the_class_is_compared_not_counted_missing(tmp_path):
+    # Meter.small no longer calls _scaled: Meter.prepare (in both versions) now does
+    before = {**SITES_BEFORE, "sglang/srt/meter.py": SITES_BEFORE["sglang/srt/meter.py"].replace(
+        "    def large(self):", "    def prepare(self, n):\n        return n\n\n    def large(self):")}
+    after = {**SITES_AFTER, "sglang/srt/meter.py": SITES_AFTER["sglang/srt/meter.py"].replace(
+        "    def small(self, n):\n        return scaled(n, self.scale)\n",
+        "    def small(self, n):\n        return n\n\n    def prepare(self, n):\n        return scaled(n, self.scale)\n")}
+    before, after = _tree(tmp_path / "b", before), _tree(tmp_path / "a", after)
+    out = tmp_path / "r.json"
+    main([str(before), str(after), "--json", str(out)])
+    move = next(m for m in json.loads(out.read_text())["moves"] if m["from"] == "Meter._scaled")
+    assert "call site moved: from Meter.small to Meter.prepare" in [e["what"] for e in move["other_edits"]]
+    static = next(c for c in json.loads(out.read_text())["checks"] if c["moves"] == ["Meter._scaled"])
+    residuals = static["report"]["pairs"][0]["static"]["residuals"]
+    assert [r for r in residuals if r["kind"] == "call-site"] == []

@@ -72,6 +72,7 @@ def call_site_mismatches(before: Extraction, after: Extraction) -> list[tuple[Ca
         a_callee.bind(a_sites[0].call, _self(after, a_sites[0]))
     b_methods, a_methods = _methods(before), _methods(after)
     gone, arrived = [], []  # sites whose method the other version's class does not have
+    left, came = [], []  # sites beyond the other version's count in their method (a call that moved)
     for method in dict.fromkeys(s.method for s in b_sites + a_sites):
         bs = [s for s in b_sites if s.method == method]
         as_ = [s for s in a_sites if s.method == method]
@@ -85,17 +86,19 @@ def call_site_mismatches(before: Extraction, after: Extraction) -> list[tuple[Ca
             why = _mismatch(before, after, (b, a), first, (b_callee, a_callee), (b_first, a_first))
             if why:
                 out.append((b, a, why))
-        for b in bs[len(as_):]:
-            out.append((b, None, f"{method} calls it {len(bs)} time(s) before, {len(as_)} after"))
-        for a in as_[len(bs):]:
-            out.append((None, a, f"{method} calls it {len(bs)} time(s) before, {len(as_)} after"))
-    # a call in a new method of the class: the site that moved there, when one left with its method
-    for b, a in zip(gone, arrived):
+        counts = f"{method} calls it {len(bs)} time(s) before, {len(as_)} after"
+        left += [(b, counts) for b in bs[len(as_):]]
+        came += [(a, counts) for a in as_[len(bs):]]
+    # a call that moved to another method (a new one, or one that did not make it): paired in order
+    # with one that left its method (or went with it), and compared
+    for (b, _), (a, _) in zip(left + [(g, "") for g in gone], came + [(a, "") for a in arrived]):
         why = _mismatch(before, after, (b, a), first, (b_callee, a_callee), (b_first, a_first))
         if why:
             out.append((b, a, f"the call moved from {b.method} to {a.method}, and {why}"))
-    for a in arrived[len(gone):]:
-        out.append((None, a, f"{a.method}, a method the class did not have, calls it"))
+    moved = min(len(left) + len(gone), len(came) + len(arrived))
+    out += [(b, None, counts) for b, counts in left[moved:]]
+    rest = (came + [(a, f"{a.method}, a method the class did not have, calls it") for a in arrived])[moved:]
+    out += [(None, a, why) for a, why in rest]
     return out
 
 
