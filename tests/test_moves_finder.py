@@ -445,3 +445,319 @@ def test_a_method_that_grew_and_now_calls_its_name_on_a_part_stays(tmp_path):
                 self.inner.capture(items)
         """}
     assert _moves(tmp_path, before, after) == {}
+
+
+def test_body_tokens_read_a_view_of_the_instance_and_the_instance_handed_on_as_the_instance():
+    import ast
+
+    from pysource.moves.bodies import tokens
+
+    def read(src: str) -> str:
+        return " ".join(tokens(ast.parse(textwrap.dedent(src)).body[0]))
+
+    method = read("""
+        def _handle_backend(self):
+            if self.grammar_backend is None:
+                self._declare(self, "xgrammar", owner=self)
+        """)
+    hook = read("""
+        def handle_backend(server_args):
+            from sglang.srt import views
+            cfg = views.resolving_view(server_args)
+            if cfg.grammar_backend is None:
+                declare(server_args, "xgrammar")
+        """)
+    assert method == hook == "if grammar_backend is None : declare ( ' xgrammar ' )"
+    # a keyword-only parameter read as an instance (three attributes) stands for it; a local
+    # caching an attribute of it (`server_args = runner.server_args`) reads as the attribute
+    assert read("""
+        def build(*, runner, resolved):
+            server_args = runner.server_args
+            return make(server_args.size, runner.device, runner.gpu_id, resolved, owner=runner)
+        """) == "return make ( server_args . size , device , gpu_id , resolved )"
+    # a local computed from the instance but never read through is no view
+    assert read("""
+        def count(self):
+            n = len(self)
+            return n + 1
+        """) == "n = len ( ) return n + 1"
+
+
+def test_the_destination_is_the_function_the_wrapper_calls_with_the_helpers_it_calls(tmp_path):
+    # the body was split: the wrapper calls `get_backend`, which calls two new helpers holding
+    # the old code; the move goes to what the wrapper calls, not to the helper most like it
+    before = {"sglang/srt/a.py": f"""
+        class Runner:
+            def _get_backend(self, items):{_at(BODY)}{_at("self.kind = 'mixed' if total > 2 else 'plain'")}
+                return self.kind
+        """}
+    after = {"sglang/srt/a.py": """
+        from sglang.srt.setup import get_backend
+
+
+        class Runner:
+            def _get_backend(self, items):
+                return get_backend(runner=self, items=items)
+        """, "sglang/srt/setup.py": f"""
+        def get_backend(*, runner, items):
+            total = _weigh(runner, items)
+            return _kind_of(total)
+
+
+        def _weigh(self, items):{_at(BODY, 12)}
+
+        def _kind_of(total):
+            return 'mixed' if total > 2 else 'plain'
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Runner._get_backend": ("function", "sglang.srt.setup.get_backend", True, None)}
+
+
+def test_a_name_that_now_holds_a_wrapper_around_the_old_body_is_where_the_method_went(tmp_path):
+    # Runner.load logged around manager.load; now manager.load logs around manager._load, and
+    # Runner.load only delegates: the method's body went into the component's method of its name
+    logged = """
+        logger.info(f"loading starts: {ref} on {self.device}")
+        result = %s(ref)
+        logger.info(f"loading completes: {ref} on {self.device}")
+        return result
+        """
+    manager_before = f"""
+        class Manager:
+            def load(self, ref):{_at(BODY.replace("items", "ref"))}
+        """
+    before = {"sglang/srt/a.py": f"""
+        from sglang.srt.manager import Manager
+
+
+        class Runner:
+            def __init__(self):
+                self.manager = Manager()
+
+            def load(self, ref):{_at(textwrap.dedent(logged % "self.manager.load"))}
+        """, "sglang/srt/manager.py": manager_before}
+    after = {"sglang/srt/a.py": """
+        from sglang.srt.manager import Manager
+
+
+        class Runner:
+            def __init__(self):
+                self.manager = Manager()
+
+            def load(self, ref):
+                return self.manager.load(ref)
+        """, "sglang/srt/manager.py": f"""
+        class Manager:
+            def load(self, ref):{_at(textwrap.dedent(logged % "self._load"))}
+            def _load(self, ref):{_at(BODY.replace("items", "ref"))}
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Runner.load": ("component", "Runner.manager.load", True, None)}
+
+
+def test_a_tiny_body_counts_when_its_moved_caller_now_calls_a_function_of_its_name(tmp_path):
+    handlers = """
+            def _handle_backend(self):
+                if self.backend is None:
+                    self.backend = "xgrammar"
+
+            def _handle_port(self):
+                if self.port is None:
+                    self.port = 30000
+        """
+    pipeline = f"""
+            def _run_pipeline(self):{_at(BODY)}
+                self._handle_backend()
+                self._handle_port()
+                return total
+        """
+    before = {"sglang/srt/args.py": f"""
+        class Args:
+            def __post_init__(self):
+                self._run_pipeline()
+        {pipeline}{handlers}"""}
+    after = {"sglang/srt/args.py": """
+        class Args:
+            def __post_init__(self):
+                from sglang.srt.hooks import run_pipeline
+                run_pipeline(self)
+        """, "sglang/srt/hooks.py": f"""
+        def run_pipeline(args):{_at(BODY.replace("self.", "args."), 12)}
+            handle_backend(args)
+            return total
+
+
+        def handle_backend(args):
+            cfg = resolving_view(args)
+            if cfg.backend is None:
+                declare(args, backend="xgrammar")
+
+
+        def handle_port(args):
+            return 30000
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Args._run_pipeline": ("function, callers rewritten", "sglang.srt.hooks.run_pipeline", False, None),
+        "Args._handle_backend": ("function, callers rewritten", "sglang.srt.hooks.handle_backend", False, None)}
+
+
+def test_a_tiny_method_its_caller_took_along_into_a_component_moved_there_too(tmp_path):
+    tiny = """
+            def _load_audios(self, items):
+                return self._load(items, "audio")
+        """
+    process = f"""
+            def process(self, items):{_at(BODY)}
+                return self._load_audios(items)
+        """
+    before = {"sglang/srt/enc.py": f"""
+        class Encoder:
+            def __init__(self):
+                self.scale = 2
+        {process}{tiny}"""}
+    after = {"sglang/srt/enc.py": """
+        from sglang.srt.prep import Preprocessor
+
+
+        class Encoder:
+            def __init__(self):
+                self.preprocessor = Preprocessor()
+
+            def handle(self, items):
+                return self.preprocessor.process(items)
+        """, "sglang/srt/prep.py": f"""
+        class Preprocessor:
+            def __init__(self):
+                self.scale = 2
+        {process}{tiny}"""}
+    assert _moves(tmp_path, before, after) == {
+        "Encoder.process": ("component", "Encoder.preprocessor.process", False, None),
+        "Encoder._load_audios": ("component", "Encoder.preprocessor._load_audios", False, None)}
+
+
+def test_a_property_whose_readers_in_its_file_now_call_a_function_moved_there(tmp_path):
+    # the readers are in another class of the file (`args.is_joiner`, no call): they now call
+    # joiner_of(view(args)), which holds the property's body read through a view
+    prop = """
+            @property
+            def is_joiner(self) -> bool:
+                cfg = resolving_view(self)
+                return cfg.join_mode in ("scale", "recover")
+        """
+    reader = """
+        class Ports:
+            @staticmethod
+            def init_new(args):
+                if %s:
+                    return 1
+                return 0
+        """
+    before = {"sglang/srt/args.py": f"""
+        class Args:
+            join_mode = "none"
+        {prop}
+        {reader % "args.is_joiner"}"""}
+    after = {"sglang/srt/args.py": f"""
+        from sglang.srt.overrides import joiner_of
+
+
+        class Args:
+            join_mode = "none"
+
+        {reader % "joiner_of(resolving_view(args))"}""", "sglang/srt/overrides.py": """
+        def joiner_of(cfg) -> bool:
+            return cfg.join_mode in ("scale", "recover")
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Args.is_joiner": ("function, callers rewritten", "sglang.srt.overrides.joiner_of", False, None)}
+
+
+def test_a_body_deduplicated_into_a_function_that_existed_unchanged(tmp_path):
+    # the module already had the function, a copy of the method's body; the method now delegates
+    function = f"""
+        def weigh_of(cfg, items):{_at(BODY.replace("self.", "cfg."), 12)}
+        """
+    before = {"sglang/srt/args.py": f"""
+        class Args:
+            def weigh(self, items):{_at(BODY)}
+        """, "sglang/srt/overrides.py": function}
+    after = {"sglang/srt/args.py": """
+        from sglang.srt.overrides import weigh_of
+
+
+        class Args:
+            def weigh(self, items):
+                return weigh_of(self, items)
+        """, "sglang/srt/overrides.py": "import os\n" + textwrap.dedent(function) + "\n\ndef other():\n    return os.sep\n"}
+    assert _moves(tmp_path, before, after) == {
+        "Args.weigh": ("function", "sglang.srt.overrides.weigh_of", True, None)}
+
+
+def test_a_copy_that_existed_unchanged_is_no_destination_for_a_call_newly_made_to_it(tmp_path):
+    # the method is gone and its caller now calls the module's older copy of the body: only what
+    # a method left behind calls may be a copy that existed as it was (here nothing was left)
+    function = textwrap.dedent(f"""
+        def weigh_of(cfg, items):{_at(BODY.replace("self.", "cfg."), 12)}
+        """)
+    before = {"sglang/srt/args.py": f"""
+        class Args:
+            def run(self, items):
+                return self.weigh(items) + 1
+
+            def weigh(self, items):{_at(BODY)}
+        """, "sglang/srt/overrides.py": function}
+    after = {"sglang/srt/args.py": """
+        from sglang.srt.overrides import weigh_of
+
+
+        class Args:
+            def run(self, items):
+                return weigh_of(self, items) + 1
+        """, "sglang/srt/overrides.py": "import os\n" + function + "\n\ndef other():\n    return os.sep\n"}
+    assert _moves(tmp_path, before, after) == {}
+
+
+def test_a_component_built_by_a_factory_holds_the_class_the_factory_returns(tmp_path):
+    # `self.core = create_core(...)` and `self.budget = pool.create_budget(...)`: the classes
+    # holding the moved methods are named only where the factories build them
+    before = {"sglang/srt/cache.py": f"""
+        class Cache:
+            def __init__(self, pool):
+                self.scale, self.offset = 2, 1
+
+            def _walk(self, items):{_at(BODY)}
+            def _weigh(self, items):{_at(BODY.replace("len(str(item))", "hash(item)"))}
+        """}
+    after = {"sglang/srt/cache.py": """
+        from sglang.srt.core import create_core
+
+
+        class Cache:
+            def __init__(self, pool):
+                self.core = create_core("radix")
+                self.budget = pool.create_budget(self)
+
+            def walk(self, items):
+                return self.core.run(items) + self.budget.left(items)
+        """, "sglang/srt/core.py": f"""
+        class CoreInterface:
+            pass
+
+
+        class Core(CoreInterface):
+            def _walk(self, items):{_at(BODY)}
+
+        def create_core(name) -> CoreInterface:
+            return FACTORIES[name]()
+
+
+        class Budget:
+            def _weigh(self, items):{_at(BODY.replace("len(str(item))", "hash(item)"))}
+
+        class Pool:
+            def create_budget(self, cache):
+                return Budget()
+        """}
+    assert _moves(tmp_path, before, after) == {
+        "Cache._walk": ("component", "Cache.core._walk", False, None),
+        "Cache._weigh": ("component", "Cache.budget._weigh", False, None)}

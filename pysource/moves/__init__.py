@@ -8,10 +8,14 @@ hold has moved them into it. A method has left its class when the class no longe
 or defines it as a delegation (or a body shrunk to at most half, calling the destination) where
 the old one had a body of its own. Its destination is the new definition (a module-level
 function, or a method of another class) whose body, read in the same terms, is most like the
-old one (`bodies.tokens`: `self.x` reads `x`), above a threshold that is lower when something
-besides the body ties them: the method left behind calls it, the class now calls it, the class
-holds an instance of its class (`matching`). A body goes to one origin unless such a tie names
-it. A class all of whose moved methods land in one new class was renamed: those are no moves.
+old one (`bodies.tokens`: `self.x` reads `x`, a view of the instance reads as the instance),
+above a threshold that is lower when something besides the body ties them: the method left
+behind calls it, the class now calls it, the class holds an instance of its class, the code
+that used the method (its callers in the class, wherever they went, or the code of its file
+reading it) now calls it (`matching`). What the method left behind calls is read with the new
+helpers it calls, or, when it existed, for what it gained. A body goes to one origin unless such
+a tie names it. A class all of whose moved methods land in one new class was renamed: those are
+no moves.
 
 The kind follows from where the body went: a function (the wrapper kept, or every caller
 rewritten), a component the owner holds, a base class of the owner (pulled up), another class.
@@ -27,7 +31,7 @@ from pathlib import Path
 from pysource.moves.call_sites import call_edits
 from pysource.moves.bodies import called, delegates, similarity, tokens
 from pysource.moves.classes import Owner, OwnerCode, called_names, follow, methods, read_owner
-from pysource.moves.matching import MIN_TOKENS, Candidates, Match, Tie
+from pysource.moves.matching import TINY, Candidates, Match, Tie
 from pysource.moves.model import Definition, Move
 from pysource.moves.versions import ClassKey, changed_versions
 
@@ -47,15 +51,25 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         if owner.key and owner.key != key:  # the class moved or was renamed: its methods went with it
             existed |= {(*owner.key, name) for name in methods(old_classes[key])}
     before_nodes = {(d.rel, d.class_name, d.name): d.node for d in old_defs}
-    grown = [d for d in new_defs if (d.rel, d.class_name, d.name) in before_nodes
-             and _lines(d.node) > _lines(before_nodes[(d.rel, d.class_name, d.name)])]
+    # what existed, reached only by name (what a method left behind calls, what its callers now
+    # call): a body merged into it, a name now holding a wrapper around it, or a copy it deduplicated
+    grown = [(d, before_nodes[(d.rel, d.class_name, d.name)]) for d in new_defs
+             if (d.rel, d.class_name, d.name) in before_nodes]
     candidates = Candidates([d for d in new_defs if (d.rel, d.class_name, d.name) not in existed], grown)
-    after_methods = {(d.rel, d.class_name, d.name): d for d in new_defs if d.class_name}
+    after_defs = {(d.rel, d.class_name, d.name): d for d in new_defs}
+    after_methods = {k: d for k, d in after_defs.items() if d.class_name}
     codes: dict[ClassKey, OwnerCode] = {}
+
+    built: list[dict[str, set[str]]] = []
+
+    def factories() -> dict[str, set[str]]:
+        if not built:
+            built.append(_factories(new_defs, new_classes))
+        return built[0]
 
     def code(key: ClassKey) -> OwnerCode:
         if key not in codes:
-            codes[key] = read_owner(new_classes[key])
+            codes[key] = _with_built(read_owner(new_classes[key]), factories())
         return codes[key]
 
     def left(origin: Definition):
@@ -65,23 +79,41 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         if kept is not None and not _left_behind(origin, kept, candidates.names):
             return None
         origin_tokens = tokens(origin.node)
-        return (origin, owner, kept, origin_tokens) if len(origin_tokens) >= MIN_TOKENS else None
+        return (origin, owner, kept, origin_tokens) if len(origin_tokens) >= TINY else None
+
+    holders_code: dict[tuple, tuple] = {}
+    class_calls: dict[ClassKey, frozenset[str]] = {}
+
+    def old_calls(key: ClassKey) -> frozenset[str]:
+        if key not in class_calls:
+            class_calls[key] = called_names(old_classes[key])
+        return class_calls[key]
+
+    def holders(key: ClassKey, owner: Owner):
+        """The owner's code after, merged over its holders, and the functions it newly calls."""
+        if (key, owner.holders) not in holders_code:
+            merged = _merged([code(h) for h in owner.holders])
+            newly = frozenset()
+            if merged:
+                newly = merged.called - old_calls(key) - frozenset().union(
+                    *(old_calls(h) for h in owner.holders if h in old_classes))
+            holders_code[(key, owner.holders)] = (merged, newly)
+        return holders_code[(key, owner.holders)]
 
     def propose(gone, rewired: frozenset[str] = frozenset()):
         origin, owner, kept, origin_tokens = gone
         key = (origin.rel, origin.class_name)
-        merged = _merged([code(h) for h in owner.holders])
-        newly = rewired
-        if merged:
-            newly |= merged.called - called_names(old_classes[key]) - frozenset().union(
-                *(called_names(old_classes[h]) for h in owner.holders if h in old_classes))
+        merged, newly = holders(key, owner)
+        newly = newly | rewired
         delegation = kept is not None and delegates(kept.node)
-        kept_similarity = similarity(tokens(kept.node), origin_tokens) if kept and not delegation else 0.0
+        kept_tokens = tokens(kept.node) if kept else []
+        kept_similarity = similarity(kept_tokens, origin_tokens) if kept and not delegation else 0.0
         kept_calls = called(kept.node) if kept else {}
-        if kept and not (delegation and len(tokens(kept.node)) <= THINNED * len(origin_tokens)):
+        if kept and not (delegation and len(kept_tokens) <= THINNED * len(origin_tokens)):
             # a call it made before ties nothing, unless all that is left of a long body is that call
-            kept_calls = {k: v for k, v in kept_calls.items() if k not in called(origin.node)}
-        shrank = kept is not None and len(tokens(kept.node)) < len(origin_tokens)
+            before = called(origin.node)
+            kept_calls = {k: v for k, v in kept_calls.items() if k not in before}
+        shrank = kept is not None and len(kept_tokens) < len(origin_tokens)
         tie = Tie(kept_calls, kept is not None, delegation, merged, newly, kept_similarity, shrank)
         matches = [m for m in candidates.matches(origin, origin_tokens, tie)
                    if _is_test(origin.rel) or not _is_test(m.destination.rel)]
@@ -101,7 +133,8 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
     for g in gone:
         if id(g[0]) in proposed:
             continue
-        rewired = _rewired(g[0], old_classes, now, after_methods, owners, self_calls)
+        rewired = _rewired(g[0], old_classes, now, after_methods, owners, self_calls) \
+            | _rewired_in_file(g[0], old.trees[g[0].rel], after_defs, self_calls)
         if rewired:
             again = propose(g, rewired)
             if again:
@@ -133,18 +166,84 @@ def _rewired(origin: Definition, old_classes, now, after_methods, owners, self_c
         if origin.name not in self_calls[id(caller)]:
             continue
         after = now.get(id(caller))
-        if after is None and owner.key:
+        if after is not None:  # the caller moved: what it calls on its new instance counts too
+            out |= (called_names(after) | _self_called(after)) - called_names(caller)
+            continue
+        if owner.key:
             kept = after_methods.get((*owner.key, caller.name))
-            after = kept.node if kept else None
-        if after is not None:
-            out |= called_names(after) - called_names(caller)
+            if kept is not None:
+                out |= called_names(kept.node) - called_names(caller)
+    return frozenset(out)
+
+
+def _factories(definitions: list[Definition], classes: dict[ClassKey, ast.ClassDef]) -> dict[str, set[str]]:
+    """What each function or method of the new version builds, by name: the classes it returns
+    (`return C(...)`, `-> C`) and the classes deriving from those (`-> Interface`)."""
+    names = {name for _, name in classes}
+    out = collections.defaultdict(set)
+    for d in definitions:
+        returns = d.node.returns
+        if isinstance(returns, ast.Constant) and isinstance(returns.value, str):
+            returns = ast.Name(returns.value.strip())
+        if isinstance(returns, (ast.Name, ast.Attribute)):
+            out[d.name].add(returns.id if isinstance(returns, ast.Name) else returns.attr)
+        for r in ast.walk(d.node):
+            if isinstance(r, ast.Return) and isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Name):
+                out[d.name].add(r.value.func.id)
+    derived = collections.defaultdict(set)
+    for node in classes.values():
+        for b in node.bases:
+            base = b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)
+            derived[base].add(node.name)
+    result = {}
+    for f, returned in out.items():
+        classes_built = (returned | set().union(*(derived.get(c, set()) for c in returned))) & names
+        if classes_built:
+            result[f] = classes_built
+    return result
+
+
+def _with_built(code: OwnerCode, factories: dict[str, set[str]]) -> OwnerCode:
+    """The owner's code, holding too the classes its factories build (`self.x = create_x(...)`,
+    `self.x = pool.create_x(...)`)."""
+    held = dict(code.held)
+    for name, attr in code.held.items():
+        for c in sorted(factories.get(name, ())):
+            held.setdefault(c, attr)
+    return OwnerCode(held, code.held_calls, code.called) if len(held) > len(code.held) else code
+
+
+def _rewired_in_file(origin: Definition, tree: ast.Module, after_defs, reads) -> frozenset[str]:
+    """The functions that the other code of its file reading `x.METHOD` (a property, a method
+    of an instance it is handed) calls now and did not before, kept where it was."""
+    out = set()
+    for top in tree.body:
+        if isinstance(top, ast.ClassDef) and top.name != origin.class_name:
+            defs = [(top.name, f) for f in top.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        elif isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs = [(None, top)]
+        else:
+            continue
+        for class_name, caller in defs:
+            key = ("other", id(caller))
+            if key not in reads:
+                static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in caller.decorator_list)
+                me = caller.args.args[0].arg if class_name and caller.args.args and not static else None
+                reads[key] = {a.attr for a in ast.walk(caller) if isinstance(a, ast.Attribute)
+                              and not (isinstance(a.value, ast.Name) and a.value.id == me)}
+            if origin.name not in reads[key]:
+                continue
+            after = after_defs.get((origin.rel, class_name, caller.name))
+            if after is not None:
+                out |= called_names(after.node) - called_names(caller)
     return frozenset(out)
 
 
 def _self_called(node) -> set[str]:
+    """What a method reads on its instance (`self.m(...)`, a property `self.p`)."""
     me = node.args.args[0].arg if node.args.args else "self"
-    return {c.func.attr for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-            and isinstance(c.func.value, ast.Name) and c.func.value.id == me}
+    return {a.attr for a in ast.walk(node) if isinstance(a, ast.Attribute)
+            and isinstance(a.value, ast.Name) and a.value.id == me}
 
 
 def _left_behind(origin: Definition, kept: Definition, new_names: frozenset[str]) -> bool:

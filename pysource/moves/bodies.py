@@ -22,13 +22,87 @@ def body(node) -> list[ast.stmt]:
 
 def tokens(node) -> list[str]:
     """The body in the terms both sides share: the instance (`self`, or a parameter standing for
-    it) and its attributes read as the attribute's name alone."""
-    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-    receiver = params[0] if params else None
-    text = "\n".join(ast.unparse(s) for s in body(node))
+    it) and its attributes read as the attribute's name alone, a view of it (`cfg = view(self)`)
+    read as the instance, the instance handed on as an argument (`f(self)`, `g(x, owner=self)`)
+    left out, imports left out, and names without their leading underscores (`self._step()`
+    and `step(owner)` read alike)."""
+    receiver = _receiver(node)
+    statements = body(node)
+    names = {receiver} if receiver else set()
+    texts = [ast.unparse(s) for s in statements]
     if receiver:
-        text = re.sub(rf"\b{re.escape(receiver)}\.", "", text)
-    return _TOKEN.findall(text)
+        for i, s in enumerate(statements):
+            view = _view_of(s, names)
+            if view and any(re.search(rf"\b{view}\.", t) for t in texts[i + 1:]):
+                names.add(view)
+                texts[i] = ""  # read through the view, it is the instance
+    text = "\n".join(t for t in texts if t)
+    text = _IMPORT.sub("", text)
+    for name in names:
+        text = re.sub(rf"\b{re.escape(name)}\.", "", text)
+    text = _SAME.sub("", text)  # `x = self.x`: a local for the attribute, read alike
+    out = _TOKEN.findall(text)
+    if names:
+        out = _without_handed_on(out, names)
+    return [t.lstrip("_") or t if t[0] == "_" else t for t in out]
+
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t][^\n]*$", re.MULTILINE)
+
+
+_SAME = re.compile(r"^[ \t]*(\w+) = \1[ \t]*$", re.MULTILINE)
+
+
+def _receiver(node) -> str | None:
+    """The parameter standing for the instance: the first positional one, else (`def f(*, owner)`)
+    the keyword-only one whose attributes the body reads most, when it reads at least three."""
+    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    if params:
+        return params[0]
+    kwonly = {a.arg for a in node.args.kwonlyargs}
+    if not kwonly:
+        return None
+    read = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in kwonly:
+            read.setdefault(n.value.id, set()).add(n.attr)
+    best = max(read, key=lambda k: len(read[k]), default=None)
+    return best if best and len(read[best]) >= 3 else None
+
+
+def _view_of(statement, names: set[str]) -> str | None:
+    """`cfg = view(self)` or `cfg = self`: the local standing for the instance (when the body
+    reads attributes of it)."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return None
+    v = statement.value
+    if isinstance(v, ast.Call) and len(v.args) == 1 and not v.keywords:
+        v = v.args[0]
+    return statement.targets[0].id if isinstance(v, ast.Name) and v.id in names else None
+
+
+def _without_handed_on(toks: list[str], names: set[str]) -> list[str]:
+    """The tokens without the instance where it is a whole argument: `f(self, x)` -> `f(x)`,
+    `f(x, owner=self)` -> `f(x)`."""
+    out: list[str] = []
+    drop_comma = False
+    for i, t in enumerate(toks):
+        if drop_comma:
+            drop_comma = False
+            if t == ",":
+                continue
+        if t in names and (toks[i + 1] if i + 1 < len(toks) else "") in (")", ","):
+            if len(out) >= 3 and out[-1] == "=" and out[-3] in ("(", ","):
+                del out[-2:]  # `key=self`
+            if out and out[-1] in ("(", ","):
+                if out[-1] == ",":
+                    out.pop()
+                else:
+                    drop_comma = True
+                continue
+        out.append(t)
+    return out
 
 
 def similarity(a: list[str], b: list[str]) -> float:

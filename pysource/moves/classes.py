@@ -30,6 +30,7 @@ class OwnerCode:
     """What a class's code after says about where its methods went."""
 
     held: dict[str, str]  # class name -> the attribute holding one: `self.X = D(...)`, `D.from_model(...)`, `self.X: D`
+    # (and a factory's name -> the attribute it fills: `self.X = make_d(...)`, `pool.make_d(...)`)
     held_calls: dict[str, str]  # method name -> the attribute it is called on: `self.X.m(...)`
     called: frozenset[str]  # the functions it calls: `f(...)`, `module.f(...)`
 
@@ -102,6 +103,8 @@ def _held(node: ast.ClassDef) -> dict[str, str]:
                     f = c.func.value if isinstance(c.func, ast.Attribute) else c.func
                     if isinstance(f, ast.Name):
                         out.setdefault(f.id, attrs[0])
+                    if isinstance(c.func, ast.Attribute):  # `pool.create_x(...)`: a factory, by name
+                        out.setdefault(c.func.attr, attrs[0])
             if isinstance(n, ast.AnnAssign) and isinstance(n.annotation, ast.Name):
                 out.setdefault(n.annotation.id, attrs[0])
     return out
