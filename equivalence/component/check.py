@@ -72,9 +72,12 @@ class Component:
     attr: str
     owner_rel: str
     methods: tuple[str, ...] | None = None
+    bases: tuple[str, ...] = ()  # base classes whose methods count as the owner's (a mixin the methods left)
+    together: tuple[tuple[str, str], ...] = ()  # (owner method, function) moved along, when not of one name
+    renames: tuple[tuple[str, str], ...] = ()  # (the component's method, the owner's before) renamed by the move
 
     def load(self, root, label: str, overrides: dict | None = None) -> Loaded:
-        return load(root, label, self.owner_rel, self.class_name, self.attr, overrides)
+        return load(root, label, self.owner_rel, self.class_name, self.attr, overrides, self.bases)
 
 
 @dataclass
@@ -95,8 +98,11 @@ class ComponentPair:
         if like is not None:
             components = components or [like.after.loaded.shape]
         if not components:
+            taken = next(((s, s.taken) for s in shapes if s.taken is not None), None)
             raise LoadError(f"{before.shape.where(before.shape.owner_rel, before.shape.owner)}: neither version "
-                            f"builds self.{subject.attr}: nothing to compare")
+                            f"builds self.{subject.attr}: nothing to compare" + (
+                                f" ({taken[0].owner.name} takes it from `{ast.unparse(taken[1])}`, another object's: "
+                                f"the check builds only what the owner builds)" if taken else ""))
         latest = components[-1]
         if subject.methods:
             self.methods = list(subject.methods)
@@ -114,19 +120,31 @@ class ComponentPair:
                             f"methods count, not those it inherits from a base or mixin: compare against a tree where "
                             f"the owner defines them)")
         moved = set(self.methods) | {m for s in components for m in s.component_methods}
+        # a method the move renamed: each version calls it by its own name
+        self.names = [_names(s, subject.renames) for s in shapes]
+        for s, names in zip(shapes, self.names):  # a method moved into the factory: the owner's builder calls it
+            if s.factory is not None and s.factory in self.methods and s.builder is not None:
+                names[s.factory] = s.builder.name
+        # owner methods the moved ones call that left the class too, not into the component (into
+        # functions its code calls): they run for real where the owner still has them
+        self.along = like.along if like is not None else _left_along(shapes, {self.names[0].get(m, m) for m in moved})
+        moved |= self.along
+        self.along_functions = self.along | {f for m, f in subject.together if m in self.along}
         if like is not None:  # a mutant's pair: what the owner rebinds is the original pair's (not read again)
             self.methods, self.state, self.rebound = like.methods, like.state, like.rebound
             moved |= set(like.before.real) | set(like.after.real) | {
                 m for m in like.after.loaded.shape.component_methods}
         else:
             self.state = sorted({f for s in components for f in s.state})
-            self.rebound = sorted({w for s in shapes for w in written_chains(s, moved)
-                                   if any(w == r[:len(w)] for t in shapes for r in read_chains(t, moved))})
+            here = [moved | set(n.values()) for n in self.names]  # each version's names of the moved methods
+            self.rebound = sorted({w for s, m in zip(shapes, here) for w in written_chains(s, m)
+                                   if any(w == r[:len(w)] for t, n in zip(shapes, here) for r in read_chains(t, n))})
         sig_source = {}
-        for s in shapes:
+        for s, names in zip(shapes, self.names):
             for m in self.methods:
-                fn = s.methods.get(m) if m in s.methods and s.component is None else s.component_methods.get(m) \
-                    or s.methods.get(m)
+                here = names.get(m, m)
+                fn = s.methods.get(here) if here in s.methods and s.component is None else \
+                    s.component_methods.get(m) or s.methods.get(here)
                 if fn is not None and m not in sig_source:
                     sig_source[m] = fn
         missing = [m for m in self.methods if m not in sig_source]
@@ -134,7 +152,8 @@ class ComponentPair:
             raise LoadError(f"{latest.where(latest.owner_rel, latest.owner)}: neither version defines "
                             f"{', '.join(missing)}")
         self.signatures = {m: Signature(m, fn) for m, fn in sig_source.items()}
-        self.before, self.after = prepare(before, moved, set(self.state)), prepare(after, moved, set(self.state))
+        self.before, self.after = (prepare(before, moved, set(self.state), names=self.names[0]),
+                                   prepare(after, moved, set(self.state), names=self.names[1]))
         self.domains = domains or Domains()
         seed_domains(self.domains, self.methods)
         pools = (tuple(dict.fromkeys(self.before.inputs.strings + self.after.inputs.strings)),
@@ -144,11 +163,12 @@ class ComponentPair:
                          for side, v in (("before", self.before), ("after", self.after))}
         self.differences: dict[str, Difference] = {}
         self.seen: set = set()
-        self.state_use = _state_use([before.shape, after.shape], self.methods, set(self.state))
+        self.state_use = _state_use([before.shape, after.shape], self.methods, set(self.state), self.names)
         self.eager = {ast.unparse(v) for v in after.shape.passed.values() if not isinstance(v, ast.Lambda)
                       and isinstance(v, ast.Attribute)}
         # where each version keeps the moved state: the owner's class, or its component's
         self.keepers = [(v.component or v.cls).__name__ for v in (before, after)]
+        self.unbuilt = f"{after.cls.__name__!r} object has no attribute {subject.attr!r}"  # (run.Session._call)
         # the exploration follows the runs that reach new code (explore.py)
         self.arcs = ArcTracer({u.code for session in self.sessions.values() for u in session.version.units})
         self.concolic = Concolic()  # the comparisons no run took both ways, solved for (engine.run.solve)
@@ -170,12 +190,38 @@ class ComponentPair:
             self.returned[frozenset(run.recorded.items())] = run.before
         if run.identity not in self.seen:
             self.seen.add(run.identity)
-            kind = classify(run.before, run.after, self.eager, run.read, (self.keepers, self.state))
+            kind = classify(run.before, run.after, self.eager, run.read, (self.keepers, self.state, self.unbuilt))
             if kind != "equal":
                 d = self.differences.setdefault(kind, Difference(kind))
                 d.configs.append(run.recorded)
                 d.observations.append((run.before, run.after))
         return run.recorded, run.read, run.touched
+
+
+def _names(shape, renames: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """The renamed methods a version holds under their old name: the later name -> the old one."""
+    return {new: old for new, old in renames if new not in shape.methods and new not in shape.component_methods
+            and old in shape.methods}
+
+
+def _left_along(shapes_, moved: set[str]) -> set[str]:
+    """The earlier version's owner methods that its moved methods call on `self` (and those these
+    call, in turn) which no later version's owner or component defines."""
+    first, rest = shapes_[0], shapes_[1:]
+    methods = first.methods
+    kept = {m for s in rest for m in (*s.methods, *s.component_methods)}
+    out: set[str] = set()
+    todo = [m for m in moved if m in methods]
+    while todo:
+        fn = methods[todo.pop()]
+        me = fn.args.args[0].arg if fn.args.args else "self"
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                    and n.func.value.id == me and n.func.attr in methods and n.func.attr not in kept \
+                    and n.func.attr not in moved and n.func.attr not in out:
+                out.add(n.func.attr)
+                todo.append(n.func.attr)
+    return out
 
 
 class KeptWorld(NamedTuple):
@@ -185,15 +231,17 @@ class KeptWorld(NamedTuple):
     path: list
 
 
-def _state_use(shapes_, methods: list[str], state: set[str]) -> dict[str, tuple[set, set]]:
+def _state_use(shapes_, methods: list[str], state: set[str], names: list[dict[str, str]] = ()
+               ) -> dict[str, tuple[set, set]]:
     """{method: (moved state it writes or changes, moved state it reads)}, from whichever version's
-    body of it (and of the helpers it calls) says so."""
+    body of it (and of the helpers it calls) says so (`names`: each version's name of a renamed one)."""
     out: dict[str, tuple[set, set]] = {}
     for m in methods:
         writes, reads = set(), set()
-        for s in shapes_:
+        for i, s in enumerate(shapes_):
             fns = [*s.methods.values(), *s.component_methods.values()]
-            for fn in (f for f in fns if f.name == m):
+            here = names[i].get(m, m) if i < len(names) else m
+            for fn in (f for f in fns if f.name in (m, here)):
                 for n in ast.walk(fn):
                     if isinstance(n, ast.Attribute) and n.attr in state:
                         reads.add(n.attr)
@@ -233,12 +281,14 @@ def classify(before: Observation, after: Observation, eager: set[str] = frozense
     return kind_of_effects(before, after)
 
 
-def _unset_state(b: tuple, a: tuple, keepers, state) -> bool:
-    """Both raised the AttributeError of one moved state attribute, each naming its keeper's class."""
+def _unset_state(b: tuple, a: tuple, keepers, state, unbuilt: str = "") -> bool:
+    """Both raised the AttributeError of one moved state attribute, each naming its keeper's class
+    (or the later one's owner, `unbuilt`, naming the component it has not built yet)."""
     if b[0] != "AttributeError" or len(keepers) != 2 or keepers[0] == keepers[1]:
         return False
     return any(b[1] == f"{keepers[0]!r} object has no attribute {name!r}"
-               and a[1] == f"{keepers[1]!r} object has no attribute {name!r}" for name in state)
+               and (a[1] == f"{keepers[1]!r} object has no attribute {name!r}" or unbuilt and a[1] == unbuilt)
+               for name in state)
 
 
 @dataclass

@@ -71,13 +71,14 @@ class Signature:
         return args, kwargs
 
 
-def _declared_keys(shape, signatures: dict[str, Signature]) -> DeclaredKeys:
+def _declared_keys(shape, signatures: dict[str, Signature], names: dict[str, str]) -> DeclaredKeys:
     """The owner's declarations (`self.X`), and each `arg:NAME` declared by the first moved method,
-    as this version defines it, that takes a parameter NAME without a default."""
+    as this version defines it (`names`: under its name here), that takes a parameter NAME without a default."""
     parameters = {}
     for name, signature in signatures.items():
+        here = names.get(name, name)
         rel, fn = (shape.component_rel, shape.component_methods[name]) if name in shape.component_methods \
-            else (shape.owner_rel, shape.methods.get(name))
+            else (shape.rel_of(here), shape.methods.get(here))
         for p in signature.params:
             if fn is not None and p not in signature.defaults:
                 parameters.setdefault(f"arg:{p}", (rel, fn))
@@ -115,7 +116,7 @@ class Session:
         self.files = {loaded.shape.tree.path(rel) for rel in loaded.modules}  # the version's own (where it raised)
         self.raised_at: str | None = None  # where the last run's first exception was raised (why_not_run)
         self.want_where = False
-        self.declared = _declared_keys(loaded.shape, signatures)  # what the code declares its inputs to be
+        self.declared = _declared_keys(loaded.shape, signatures, version.names)  # what the code declares its inputs to be
         package = loaded.shape.owner_rel.split("/")[0]
         self.imports = FunctionImports(loaded.modules.values(), package,
                                        lambda qualname: loaded.shape.tree.canonical(qualname))
@@ -161,6 +162,8 @@ class Session:
         finally:
             CURRENT.pop()
             builtins.__import__ = REAL_IMPORT
+        own = f"self.{self.attr}"  # the component itself is what moved, also where a call builds it
+        world.events[:] = [e for e in world.events if not (e[0] == "set" and e[1] == own)]
         state = self._state(instance)
         if self.version.construct is not None and "built_from" in locals():
             # what building read, a lazy version reads in its calls: put last, the order the exploration
@@ -173,11 +176,12 @@ class Session:
     def _call(self, instance, world: World, method: str) -> tuple:
         state = object.__getattribute__(instance, "__dict__")
         if method in self.version.on_owner:
-            target = getattr(instance, method)
+            target = getattr(instance, self.version.names.get(method, method))
         elif self.attr in state:
             target = getattr(state[self.attr], method)
-        else:
-            return ("AttributeError", f"the owner has no attribute {self.attr!r} (the component was not built)"), None
+        else:  # as Python says it (a method moved into the component's builder not called yet: moved state unset)
+            return ("AttributeError", f"{self.version.loaded.cls.__name__!r} object has no attribute {self.attr!r}"), \
+                None
         args, kwargs = self.signatures[method].arguments(world)
         try:
             return None, canon(target(*args, **kwargs))

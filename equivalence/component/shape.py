@@ -37,10 +37,26 @@ class Shape:
     re_exports: tuple[str, ...] = ()  # the modules the owner imports the component class through (run too)
     component: Optional[ast.ClassDef] = None
     passed: dict[str, ast.expr] = field(default_factory=dict)  # field -> what the builder passes
+    # methods the owner inherits from the bases it was asked to look into (a mixin the moves left):
+    # name -> (its file, its def); the owner's own of the same name win
+    inherited: dict[str, tuple[str, ast.FunctionDef]] = field(default_factory=dict)
+    factory: Optional[str] = None  # built by a class or static method of the component: `C.from_model(...)`
+    taken: Optional[ast.expr] = None  # `self.ATTR = EXPR`, no call: taken from another object, not built here
 
     @property
     def methods(self) -> dict[str, ast.FunctionDef]:
-        return {s.name: s for s in self.owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        own = {s.name: s for s in self.owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return {**{name: node for name, (_, node) in self.inherited.items() if name not in own}, **own}
+
+    def rel_of(self, name: str) -> str:
+        """The file holding the owner's method `name` (a base's, when inherited)."""
+        own = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in self.owner.body)
+        return self.inherited[name][0] if not own and name in self.inherited else self.owner_rel
+
+    @property
+    def base_rels(self) -> tuple[str, ...]:
+        """The files of the bases whose methods count as the owner's (run for real)."""
+        return tuple(dict.fromkeys(rel for rel, _ in self.inherited.values()))
 
     @property
     def component_methods(self) -> dict[str, ast.FunctionDef]:
@@ -92,7 +108,10 @@ class Shape:
         return out
 
 
-def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Optional[dict] = None) -> Shape:
+def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Optional[dict] = None,
+         bases: tuple[str, ...] = ()) -> Shape:
+    """`bases`: names of the owner's base classes whose methods count as the owner's (a mixin
+    whose methods moved into the component: the owner before runs them as it inherits them)."""
     tree = Checkout.at(root, overrides)
     if not tree.exists(owner_rel):
         raise ShapeError(f"{tree.path(owner_rel)}: no such file")
@@ -103,6 +122,11 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
     if len(found) > 1:
         raise ShapeError(f"{tree.path(owner_rel)}:{found[1].lineno}: class {class_name} is defined {len(found)} times")
     shape = Shape(tree, owner_rel, found[0], attr)
+    package = owner_rel.split("/")[0]
+    module_dotted = module_name(owner_rel)
+    names = FileNames(module, module_dotted.rpartition(".")[0] if not owner_rel.endswith("__init__.py")
+                      else module_dotted, module_dotted)
+    shape.inherited = _inherited(tree, names, found[0], bases, package)
     for fn in shape.methods.values():
         me = fn.args.args[0].arg if fn.args.args else None
         for n in ast.walk(fn):
@@ -113,12 +137,12 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
                     raise ShapeError(f"{shape.where(owner_rel, n)}: {class_name} builds self.{attr} twice "
                                      f"({shape.builder.name} and {fn.name})")
                 shape.builder, shape.build_call = fn, n.value
+            elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) \
+                    and n.targets[0].attr == attr and isinstance(n.targets[0].value, ast.Name) \
+                    and n.targets[0].value.id == me and shape.taken is None:
+                shape.taken = n.value
     if shape.builder is None:
         return shape
-    package = owner_rel.split("/")[0]
-    module_dotted = module_name(owner_rel)
-    names = FileNames(module, module_dotted.rpartition(".")[0] if not owner_rel.endswith("__init__.py")
-                      else module_dotted, module_dotted)
     qualified = names.qualify(shape.build_call.func)
     if qualified is None or not qualified.startswith(package + "."):
         raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: self.{attr} is built by "
@@ -129,6 +153,11 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
         shape.re_exports = tuple(r for r in [tree.module_file(qualified.rpartition(".")[0])] if r)
     comp_module, _, comp_name = defined.rpartition(".")
     rel = tree.module_file(comp_module)
+    if rel is None and isinstance(shape.build_call.func, ast.Attribute):  # a factory: `Component.from_model(...)`
+        found_class = _factory_class(tree, qualified.rpartition(".")[0], comp_name)
+        if found_class is not None:
+            shape.factory = comp_name
+            comp_module, comp_name, rel = found_class
     if rel is None:
         raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: {comp_module} (of {qualified}) is no module "
                          f"of this tree")
@@ -137,6 +166,8 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
     if len(classes) != 1:
         raise ShapeError(f"{tree.path(rel)}: {comp_name} is defined {len(classes)} times at module level there")
     shape.component_rel, shape.component = rel, classes[0]
+    if shape.factory is not None:  # what the factory makes of its arguments is its own code: no field passed as is
+        return shape
     own_init = _own_init(shape.component)
     if (shape.build_call.args and own_init is None) or any(k.arg is None for k in shape.build_call.keywords):
         raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: the component is built with positional or "
@@ -147,6 +178,45 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
         given = {**dict(zip(params, shape.build_call.args)), **shape.passed}
         shape.passed = {f: given[v] for f, v in _init_fields(shape.component).items() if v in given}
     return shape
+
+
+def _factory_class(tree: Checkout, qualified_class: str, method: str) -> Optional[tuple[str, str, str]]:
+    """(module, class, file) of the class `qualified_class` names when it defines `method` as a
+    class or static method (a factory), else None."""
+    module, _, name = tree.canonical(qualified_class).rpartition(".")
+    rel = tree.module_file(module) if module else None
+    if rel is None:
+        return None
+    classes = [c for c in _parse(tree, rel).body if isinstance(c, ast.ClassDef) and c.name == name]
+    if len(classes) != 1 or not any(
+            isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == method and any(
+                isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod") for d in f.decorator_list)
+            for f in classes[0].body):
+        return None
+    return module, name, rel
+
+
+def _inherited(tree: Checkout, names: FileNames, owner: ast.ClassDef, bases: tuple[str, ...], package: str
+               ) -> dict[str, tuple[str, ast.FunctionDef]]:
+    """The methods of the owner's bases named in `bases`, each found where the owner's module
+    imports it from (or defines it), the first base in the order of the class statement winning."""
+    out: dict[str, tuple[str, ast.FunctionDef]] = {}
+    for base in owner.bases:
+        name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+        qualified = names.qualify(base) if name in bases else None
+        if qualified is None or not qualified.startswith(package + "."):
+            continue
+        module, _, cls_name = tree.canonical(qualified).rpartition(".")
+        rel = tree.module_file(module)
+        if rel is None:
+            continue
+        classes = [s for s in _parse(tree, rel).body if isinstance(s, ast.ClassDef) and s.name == cls_name]
+        if len(classes) != 1:
+            continue
+        for s in classes[0].body:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.setdefault(s.name, (rel, s))
+    return out
 
 
 def _own_init(component: ast.ClassDef) -> Optional[ast.FunctionDef]:

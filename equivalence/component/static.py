@@ -75,8 +75,10 @@ def logic(v, name: str):
     shape = v.loaded.shape
     comp = shape.component_methods
     own = shape.methods
+    if name not in own and name not in comp and getattr(v, "names", {}).get(name) in own:
+        name = v.names[name]  # renamed by the move: this version's name
     if name in own and not (name in comp and _delegates(own[name], shape.attr)):
-        fn, rel, in_component = own[name], shape.owner_rel, False
+        fn, rel, in_component = own[name], shape.rel_of(name), False
     elif name in comp:
         fn, rel, in_component = comp[name], shape.component_rel, True
     else:
@@ -85,10 +87,26 @@ def logic(v, name: str):
     passed = shape.passed if in_component else {}
     terms = _Terms(me, passed, shape.attr, set(shape.state) | set(v.state), in_component)
     body = [terms.visit(copy.deepcopy(s)) for s in fn.body]
+    renamed = {old: new for new, old in getattr(v, "names", {}).items()}
+    if renamed:  # a call of a method the move renamed reads under its new name
+        body = [_Renamed(me, renamed).visit(s) for s in body]
     if passed and shape.owner_field_name(passed):
         owner = shape.owner_field_name(passed)
         body = [_Owner(me, owner).visit(s) for s in body]
     return rel, fn, body
+
+
+class _Renamed(ast.NodeTransformer):
+    """`self.OLD` -> `self.NEW` for the methods the move renamed."""
+
+    def __init__(self, me: str, renamed: dict[str, str]):
+        self.me, self.renamed = me, renamed
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name) and node.value.id == self.me and node.attr in self.renamed:
+            node.attr = self.renamed[node.attr]
+        return node
 
 
 class _Owner(ast.NodeTransformer):
@@ -141,7 +159,8 @@ def static_check(pair) -> StaticReport:
                                       f"def {name}({ast.unparse(afn.args)})", "", "the signature differs"))
         _align(bbody, abody, before, after, brel, arel, residuals)
         key = (brel, arel)
-        reads = global_reads(afn) - {n for n in ("self",)}
+        # a function an owner method moved along into (it runs for real, its move checked apart): no changed global
+        reads = global_reads(afn) - {"self"} - getattr(pair, "along_functions", set())
         todo = {n for n in reads if (brel, arel, n) not in seen_globals}
         seen_globals |= {(brel, arel, n) for n in todo}
         if todo:

@@ -204,7 +204,11 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         from equivalence.component.check import Component, check
 
         owner_rel, owner = first.owner or (first.origin.rel, first.origin.class_name)  # a mixin's: its user
-        subject = Component(owner, first.attr, owner_rel, tuple(m.destination.name for m in group))
+        # a mixin's methods: the user before runs them as it inherits them
+        bases = (first.origin.class_name,) if owner != first.origin.class_name else ()
+        renames = tuple((m.destination.name, m.origin.name) for m in group if m.destination.name != m.origin.name)
+        subject = Component(owner, first.attr, owner_rel, tuple(m.destination.name for m in group), bases, together,
+                            renames)
         versions = [subject.load(layout.find_root(Path(path), owner_rel).root, label) for label, path in trees]
         return check(versions, [(versions[0], versions[1])], subject, mutants).to_json()
     from equivalence.engine.check import Method, Unloaded, check
@@ -227,7 +231,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
                 if index == 0 or NO_CALL_IN_CLASS not in str(e):
                     raise
                 try:  # only other modules call the function: drive it through a delegation written for the check
-                    written = delegation(first, root)
+                    written = delegation(_at_owner(first), root)
                 except NotMapped as why:
                     raise LoadError(f"{e} The function could not be driven from the class either: {why}") from None
                 versions.append(side.load(root, label, written.override))
@@ -321,6 +325,15 @@ def _after_side(method, move: Move):
     if move.owner is None:
         return method
     return dataclasses.replace(method, source_rel=move.owner[0], class_name=move.owner[1])
+
+
+def _at_owner(move: Move) -> Move:
+    """The move with its origin where the after version keeps the class (its new file or name; a
+    mixin's user): where a delegation written for the check goes."""
+    if move.owner is None:
+        return move
+    rel, class_name = move.owner
+    return dataclasses.replace(move, origin=dataclasses.replace(move.origin, rel=rel, class_name=class_name))
 
 
 def _verdicts(report: dict, alone: dict | None) -> dict:

@@ -8,7 +8,9 @@ Each parameter of the function is mapped onto the old receiver: the parameter th
 reads attributes of, where the old body read the same attributes of `self`, is the instance;
 a parameter named as one of the method's is passed that one; a parameter named as an attribute
 the old body read (`self.tp_size` -> `tp_size`), or as the end of exactly one of them
-(`self.draft_num_tokens` -> `num_tokens`), is passed that attribute; one with a default is left
+(`self.draft_num_tokens` -> `num_tokens`), is passed that attribute; one the new body reads where
+the old body, walked side by side with it, read an attribute chain of `self` or of a parameter
+(`nnodes=nnodes` for `nnodes=self.server_args.nnodes`) is passed that chain; one with a default is left
 out; a single parameter left over, when none stands for the instance yet and the function reads
 attributes of it (or of what a call makes of it), is the instance
 (`cfg = resolving_view(server_args)`). Anything else is refused with the parameter named. The report says the delegation
@@ -65,6 +67,8 @@ def delegation(move: Move, after_root: Path) -> Delegation:
     indent = " " * (cls.body[0].col_offset if cls.body else 4)
     args = ast.unparse(origin.node.args)
     call = ", ".join(f"{p}={v}" for p, v in mapping.items())
+    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in origin.node.decorator_list):
+        args = ", ".join(["self", args]) if args else "self"  # called on the instance as the static one was
     method = (f"\n{indent}def {origin.name}({args}):\n"
               f"{indent}    return {alias}({call})\n")
     text = "".join(lines[:end]) + method + "".join(lines[end:])
@@ -73,8 +77,9 @@ def delegation(move: Move, after_root: Path) -> Delegation:
 
 
 def _mapping(old: ast.FunctionDef, new: ast.FunctionDef) -> dict[str, str]:
-    me = old.args.args[0].arg if old.args.args else "self"
-    old_params = {a.arg for a in (*old.args.args[1:], *old.args.kwonlyargs)}
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in old.decorator_list)
+    me = old.args.args[0].arg if old.args.args and not static else "self"
+    old_params = {a.arg for a in (*old.args.args[0 if static else 1:], *old.args.kwonlyargs)}
     read = {n.attr for n in ast.walk(old) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
             and n.value.id == me}
     params = [*new.args.posonlyargs, *new.args.args]
@@ -98,14 +103,106 @@ def _mapping(old: ast.FunctionDef, new: ast.FunctionDef) -> dict[str, str]:
             continue
         elif len(ends := [r for r in read if r.endswith(f"_{p}")]) == 1:
             out[p] = f"self.{ends[0]}"  # `num_tokens` for `self.draft_num_tokens`: the one attribute it names
+        elif p in (aligned := _aligned(old, new, me)):
+            out[p] = aligned[p]  # where the new body reads it, the old one read this (`self.server_args.nnodes`)
         else:
             unmapped.append(p)
     if len(unmapped) == 1 and "self" not in out.values() and _used_as_object(new, unmapped[0]):
         out[unmapped[0]] = "self"  # the one parameter left, used as an object: the instance (`cfg = view(p)`)
     elif unmapped:
         raise NotMapped(f"parameter {unmapped[0]!r} of {new.name} stands for nothing {old.name} had (not one of its "
-                        f"parameters, not an attribute it read of {me})")
+                        f"parameters, not an attribute it read of {me}, not read where the old body read an attribute of {me})")
     return out
+
+
+def _aligned(old: ast.FunctionDef, new: ast.FunctionDef, me: str) -> dict[str, str]:
+    """Each parameter of `new` -> the expression of the old body at the place where the new body
+    reads it, the two bodies walked side by side where they have the same shape (statements
+    paired by `_paired`, keywords by name): `nnodes=nnodes` where the old body passed
+    `nnodes=self.server_args.nnodes`. Only an expression the delegation can spell (of `self`
+    and the method's parameters, no call) counts, and only when every place agrees."""
+    params = {a.arg for a in (*new.args.posonlyargs, *new.args.args, *new.args.kwonlyargs)}
+    allowed = {me} | {a.arg for a in (*old.args.args, *old.args.kwonlyargs)}
+    found: dict[str, set[str]] = {}
+
+    def walk(a, b) -> None:
+        if isinstance(b, ast.Name) and b.id in params and isinstance(a, ast.expr):
+            if not isinstance(a, ast.Name) or a.id != b.id:
+                found.setdefault(b.id, set()).add(ast.unparse(a) if _spelled_of(a, allowed) else "")
+            return
+        if type(a) is not type(b) or not isinstance(b, ast.AST):
+            return
+        for field in b._fields:
+            x, y = getattr(a, field, None), getattr(b, field, None)
+            if isinstance(x, list) and isinstance(y, list):
+                if field == "keywords":
+                    named = {k.arg: k for k in x}
+                    for k in y:
+                        if k.arg in named:
+                            walk(named[k.arg].value, k.value)
+                elif y and all(isinstance(n, ast.stmt) for n in (*x, *y)):
+                    for m, n in _paired(x, y):
+                        walk(m, n)
+                elif len(x) == len(y):
+                    for m, n in zip(x, y):
+                        walk(m, n)
+            elif isinstance(y, ast.AST):
+                walk(x, y)
+
+    walk(ast.Module(body=old.body, type_ignores=[]), ast.Module(body=new.body, type_ignores=[]))
+    return {p: next(iter(v)) for p, v in found.items() if len(v) == 1 and "" not in v}
+
+
+def _paired(old: list[ast.stmt], new: list[ast.stmt]) -> list[tuple[ast.stmt, ast.stmt]]:
+    """The statements of two blocks paired in order, each with the one of its type sharing most of
+    its words (names, attributes, keywords), at least a third of them: the most shared in all."""
+    words = [[_words(s) for s in old], [_words(s) for s in new]]
+
+    def like(i: int, j: int) -> float:
+        if type(old[i]) is not type(new[j]):
+            return 0.0
+        a, b = words[0][i], words[1][j]
+        score = len(a & b) / max(len(a | b), 1)
+        return score if score >= 1 / 3 else 0.0
+
+    n, m = len(old), len(new)
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            best[i][j] = max(best[i + 1][j], best[i][j + 1], (like(i, j) + best[i + 1][j + 1]) if like(i, j) else 0.0)
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        if like(i, j) and best[i][j] == like(i, j) + best[i + 1][j + 1]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    # between two pairs (or before the first, after the last), as many statements on both sides, of
+    # the same types in the same order: paired in order (`f()` for `self.g()`: no word shared)
+    out, last = [], (-1, -1)
+    for a, b in [*pairs, (n, m)]:
+        gap = range(last[0] + 1, a), range(last[1] + 1, b)
+        if len(gap[0]) == len(gap[1]) and all(type(old[k]) is type(new[q]) for k, q in zip(*gap)):
+            out += [(old[k], new[q]) for k, q in zip(*gap)]
+        if (a, b) != (n, m):
+            out.append((old[a], new[b]))
+        last = (a, b)
+    return out
+
+
+def _words(stmt: ast.stmt) -> set[str]:
+    return {w for n in ast.walk(stmt) for w in (
+        [n.id] if isinstance(n, ast.Name) and n.id not in ("self", "cls") else [n.attr] if isinstance(n, ast.Attribute) else
+        [n.arg] if isinstance(n, ast.keyword) and n.arg else [repr(n.value)] if isinstance(n, ast.Constant) else [])}
+
+
+def _spelled_of(node: ast.expr, names: set[str]) -> bool:
+    """An attribute chain (or a name) of one of `names`: no call, no subscript."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in names
 
 
 def _used_as_object(fn: ast.FunctionDef, name: str) -> bool:

@@ -304,9 +304,9 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
         if defaults:
             body = passing_defaults(body, site.call)
     else:
-        if ext.method is None or ext.method_kind != "instance":
+        if ext.method is None:  # (an instance, class or static method is called directly on the instance)
             raise LoadError(f"{ext.files.path(ext.source_rel)}:{ext.class_node.lineno}: nothing in {ext.class_name} "
-                            f"calls {ext.method_name}, and it is not an instance method to call directly")
+                            f"calls {ext.method_name}, and it is no method of the class to call directly")
         body, args = _direct_call(ext)
     awaited = next((n for s in body for n in ast.walk(s) if isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith))), None)
     if awaited is not None:
@@ -345,11 +345,16 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
 def _direct_call(ext: Extraction) -> tuple[list[ast.stmt], list[str]]:
     """`return self.METHOD(p, ..., k=k)` at the method's line, and the parameters it passes."""
     params = ext.method.args
-    positional = [a.arg for a in params.posonlyargs + params.args][1:]
+    positional = [a.arg for a in params.posonlyargs + params.args][_bound(ext):]
     keywords = [a.arg for a in params.kwonlyargs]
     call = ", ".join(positional + [f"{k}={k}" for k in keywords])
     body = ast.parse(f"return self.{ext.method_name}" + ("" if ext.is_property else f"({call})")).body
     return ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body, positional + keywords
+
+
+def _bound(ext: Extraction) -> int:
+    """How many leading parameters the call binds (self or cls: 1; a static method's: none)."""
+    return 0 if ext.method_kind == "static" else 1
 
 
 def _direct_entry(ext: Extraction, module: types.ModuleType) -> tuple[types.FunctionType, dict[str, list[tuple] | None]]:
@@ -357,7 +362,7 @@ def _direct_entry(ext: Extraction, module: types.ModuleType) -> tuple[types.Func
     parameters: those with a default -> their options (not passed first), the others -> None
     (the world's own options for `arg:NAME`)."""
     a = ext.method.args
-    named = [*a.args[1:], *a.kwonlyargs]
+    named = [*a.args[_bound(ext):], *a.kwonlyargs]
     defaults = dict(zip([p.arg for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
     defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
     params = {p.arg: default_options(defaults[p.arg]) if p.arg in defaults else None for p in named}
