@@ -26,6 +26,7 @@ INTERVAL = 0.1  # seconds between two redraws of the line
 T = TypeVar("T")
 _running: list["Task"] = []  # the loops on the line, outermost first
 _drawn_at = 0.0  # when the line was last drawn (time.monotonic)
+_muted = False  # a child process of a check (engine.forked): the parent draws the line
 
 
 class Task:
@@ -74,7 +75,13 @@ class _Silent:
 
 def _shown() -> bool:
     """Whether progress goes on stderr: a terminal (asked once per outermost loop)."""
-    return bool(_running) or sys.stderr.isatty()
+    return not _muted and (bool(_running) or sys.stderr.isatty())
+
+
+def mute() -> None:
+    """Nothing shown from now on in this process (a child whose parent shows the progress)."""
+    global _muted
+    _muted = True
 
 
 def task(what: str, total: int) -> Task | _Silent:

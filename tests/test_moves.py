@@ -608,3 +608,18 @@ def test_a_call_site_moved_to_another_method_of_the_class_is_compared_not_counte
     static = next(c for c in json.loads(out.read_text())["checks"] if c["moves"] == ["Meter._scaled"])
     residuals = static["report"]["pairs"][0]["static"]["residuals"]
     assert [r for r in residuals if r["kind"] == "call-site"] == []
+
+
+def test_jobs_below_one_is_a_usage_error(tmp_path, capsys):
+    assert main([str(tmp_path), str(tmp_path), "--jobs", "0"]) == 2
+    assert "--jobs 0: check at least one move at a time" in capsys.readouterr().err
+
+
+def test_moves_checked_one_at_a_time_or_together_give_the_same_report(tmp_path):
+    before, after = _tree(tmp_path / "b", RANDOM_BEFORE), _tree(tmp_path / "a", RANDOM_AFTER)
+    reports = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"r{jobs}.json"
+        main([str(before), str(after), "--json", str(out), "--jobs", jobs])
+        reports.append(json.loads(out.read_text()))
+    assert reports[0] == reports[1] and reports[0]["moves"]

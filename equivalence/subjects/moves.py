@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 from pathlib import Path
 
-from equivalence import progress
 from equivalence.engine.load.errors import LoadError
 from equivalence.presets.kv_dtype.files import RUNNER_PATH
 from equivalence.presets.kv_dtype.preset import KvPreset
 from equivalence.subject import Subject
-from equivalence.subjects.registration import Registration
+from equivalence.subjects.registration import Options, Registration, option
 from pysource import layout
 from equivalence.subjects.moves_callers import NotMapped, delegation
 from equivalence.subjects.moves_edits import body_edits, default_edits, source_edits, undo, undo_views, view_edits
@@ -39,6 +39,8 @@ class MovesSubject(Subject):
         self.ran_preset = False
 
     def validate(self, args, error) -> None:
+        if getattr(args, "jobs", None) is not None and args.jobs < 1:
+            error(f"--jobs {args.jobs}: check at least one move at a time")
         self.preset.validate(args, error)
 
     def root(self, path: Path) -> Path:
@@ -83,60 +85,33 @@ class MovesSubject(Subject):
 
     def _check_moves(self, trees, pairs, found, mutants, intended):
         """Each move checked as --method / --component would; PR #31147's method, when it is one
-        of several, by its preset (its report among the others, the others checked as usual)."""
+        of several, by its preset (its report among the others, the others checked as usual).
+        The checks are independent: each runs in a child process of its own (engine.forked),
+        `--jobs` at a time."""
+        from equivalence.engine.forked import Failed, default_jobs, run_each
         from equivalence.engine.report.verdict import Report, overall
 
-        checks, listed = [], []
-        within: dict[str, tuple[str, str]] = {}  # a method moved along -> (the move whose check ran it, verdict)
+        jobs = []
         for index, ((b, a), moves) in enumerate(found.items()):
-            sub_trees = [trees[b], trees[a]]
             groups: dict[tuple, list[Move]] = {}
             for m in moves:
                 key = (m.origin.rel, m.origin.class_name, m.attr) if m.kind == "component" else (id(m),)
                 groups.setdefault(key, []).append(m)
-            for group in progress.each("move", list(groups.values()), lambda g: g[0].source):
-                first = group[0]
-                entries = [dict(m.to_json(), pair=f"{trees[b][0]} -> {trees[a][0]}") for m in group]
-                if first.kind not in CHECKED:
-                    for e in entries:
-                        listed.append({**e, "verdict": "not checked", "why": NOT_CHECKED[first.kind]})
-                    continue
-                calls = _self_calls(first.origin.node)
-                together = tuple((m.origin.name, m.destination.name) for m in moves
-                                 if m is not first and m.kind.startswith("function") and m.origin.name in calls
-                                 and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)
-                                 and m.destination.rel == first.destination.rel)
-                kind = "preset" if _is_preset(first) else CHECKED[first.kind]
-                try:
-                    if kind == "preset":
-                        report = self.preset.check(sub_trees, [(0, 1)], mutants,
-                                                   {0: intended[index]} if index in intended else {}).to_json()
-                    else:
-                        report = _check_group(first.kind, group, sub_trees, mutants, together)
-                except LoadError as e:
-                    for entry in entries:
-                        listed.append({**entry, "verdict": "could not run", "why": str(e)})
-                    continue
-                except (KeyboardInterrupt, SystemExit):
-                    raise
-                except Exception as e:  # one move's check failing must not hide the others': said, never a pass
-                    for entry in entries:
-                        listed.append({**entry, "verdict": "could not run",
-                                       "why": f"the harness failed on this move: {type(e).__name__}: {e}"})
-                    continue
-                for method, _ in together:
-                    within[method] = (first.source, report["verdict"])
-                checks.append({"moves": [e["from"] for e in entries], "kind": kind, "report": report})
-                alone = report.get("move_alone")
-                views = tuple(v for m in group for v, _ in view_edits(m.origin.node, m.destination.node)) \
-                    if alone else ()
-                edits = (alone["edits"] if alone else []) + body_edits(report, bool(alone), views) + \
-                    [e for m in group if m.kind.startswith("function")
-                     for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
-                    [e for m in group for e in _call_edits(m, moves, layout.find_root(Path(trees[a][1]), m.destination.rel).root)]
-                for entry in entries:
-                    listed.append({**entry, "other_edits": edits, **_verdicts(report, alone),
-                                   **({"why": report["through_callers"]} if "through_callers" in report else {})})
+            jobs += [_Job(index, (trees[b], trees[a]), group, moves) for group in groups.values()]
+        # an answer travels back as JSON (what the report is): the harness's own values stay behind
+        answers = run_each(lambda job: json.dumps(self._check_job(job, mutants, intended)), jobs,
+                           getattr(self.args, "jobs", None) or default_jobs(), "move", lambda job: job.group[0].source)
+        checks, listed = [], []
+        within: dict[str, tuple[str, str]] = {}  # a method moved along -> (the move whose check ran it, verdict)
+        for job, answer in zip(jobs, answers):
+            if isinstance(answer, Failed):  # one move's check failing must not hide the others': said, never a pass
+                listed += [{**entry, "verdict": "could not run", "why": f"the harness failed on this move: {answer.why}"}
+                           for entry in job.entries()]
+                continue
+            check, entries, ran_within = json.loads(answer)
+            listed += entries
+            checks += [check] if check else []
+            within.update(ran_within)
         for entry in listed:  # a move that could not run alone, run for real within another's check
             name = entry["from"].rsplit(".", 1)[-1]
             if entry["verdict"] == "could not run" and name in within:
@@ -147,6 +122,40 @@ class MovesSubject(Subject):
         verdict = overall(verdicts)
         return Report(verdict, verdict, tuple(p for c in checks for p in c["report"]["pairs"]),
                       leading=(("moves", listed), ("checks", checks)))
+
+    def _check_job(self, job: _Job, mutants: bool, intended) -> tuple[dict | None, list[dict], dict]:
+        """One group of moves checked: (the check, or None when not run; each move's entry; the
+        methods moved along that ran within it -> (this move, its verdict))."""
+        group, moves, sub_trees = job.group, job.moves, list(job.trees)
+        first = group[0]
+        entries = job.entries()
+        if first.kind not in CHECKED:
+            return None, [{**e, "verdict": "not checked", "why": NOT_CHECKED[first.kind]} for e in entries], {}
+        calls = _self_calls(first.origin.node)
+        together = tuple((m.origin.name, m.destination.name) for m in moves
+                         if m is not first and m.kind.startswith("function") and m.origin.name in calls
+                         and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)
+                         and m.destination.rel == first.destination.rel)
+        kind = "preset" if _is_preset(first) else CHECKED[first.kind]
+        try:
+            if kind == "preset":
+                report = self.preset.check(sub_trees, [(0, 1)], mutants,
+                                           {0: intended[job.index]} if job.index in intended else {}).to_json()
+            else:
+                report = _check_group(first.kind, group, sub_trees, mutants, together)
+        except LoadError as e:
+            return None, [{**entry, "verdict": "could not run", "why": str(e)} for entry in entries], {}
+        alone = report.get("move_alone")
+        views = tuple(v for m in group for v, _ in view_edits(m.origin.node, m.destination.node)) if alone else ()
+        after_path = Path(job.trees[1][1])
+        edits = (alone["edits"] if alone else []) + body_edits(report, bool(alone), views) + \
+            [e for m in group if m.kind.startswith("function")
+             for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
+            [e for m in group for e in _call_edits(m, moves, layout.find_root(after_path, m.destination.rel).root)]
+        listed = [{**entry, "other_edits": edits, **_verdicts(report, alone),
+                   **({"why": report["through_callers"]} if "through_callers" in report else {})} for entry in entries]
+        check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report}
+        return check, listed, {method: (first.source, report["verdict"]) for method, _ in together}
 
     def markdown(self, report: dict) -> str:
         if self.ran_preset or "checks" not in report:
@@ -167,6 +176,21 @@ class MovesSubject(Subject):
 
         renders = {"component": component_terminal, "preset": self.preset.terminal}
         return terminal(report, lambda c: renders.get(c["kind"], method_terminal)(c["report"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Job:
+    """The moves checked together (one function, or the methods moved into one component), with
+    the pair they moved between (`index` of the pair, its trees) and every move of that pair."""
+
+    index: int
+    trees: tuple[tuple[str, str], tuple[str, str]]
+    group: list[Move]
+    moves: list[Move]
+
+    def entries(self) -> list[dict]:
+        pair = f"{self.trees[0][0]} -> {self.trees[1][0]}"
+        return [dict(m.to_json(), pair=pair) for m in self.group]
 
 
 def _call_edits(move: Move, moves: list[Move], after_root: Path) -> list[dict]:
@@ -368,4 +392,10 @@ def _self_calls(node) -> set[str]:
             and isinstance(c.func.value, ast.Name) and c.func.value.id == me}
 
 
-REGISTRATION = Registration("moves", MovesSubject, chosen=lambda args: True, priority=3)  # nothing named: what moved
+TUNING = Options((
+    option("--jobs", type=int, default=None, metavar="N",
+           help="with nothing named: check N moves at a time, each in a process of its own (default: one per core)"),
+))
+
+# nothing named: what moved
+REGISTRATION = Registration("moves", MovesSubject, chosen=lambda args: True, priority=3, options={"tuning": TUNING})
