@@ -623,3 +623,34 @@ def test_moves_checked_one_at_a_time_or_together_give_the_same_report(tmp_path):
         main([str(before), str(after), "--json", str(out), "--jobs", jobs])
         reports.append(json.loads(out.read_text()))
     assert reports[0] == reports[1] and reports[0]["moves"]
+
+
+REPORTER_BEFORE = '''\
+def report(engine, name):
+    engine.record(name, 1)
+    return engine.summary()
+'''
+REPORTER_AFTER = '''\
+def report(engine, name):
+    engine.stats_recorder.record(name, 2)
+    return engine.stats_recorder.summary()
+'''
+
+
+def test_calls_from_outside_the_class_rewired_to_the_component_are_other_edits(tmp_path):
+    # another module called the moved methods on an Engine; it now calls them on its component:
+    # each call paired within its function, same arguments or not said
+    before, after = tmp_path / "before", tmp_path / "after"
+    shutil.copytree(BEFORE, before)
+    shutil.copytree(MOVES / "after_component", after)
+    (before / "sglang/srt/reporter.py").write_text(REPORTER_BEFORE)
+    (after / "sglang/srt/reporter.py").write_text(REPORTER_AFTER)
+    edits = {m.source: [e.what for e in m.call_edits] for m in find_moves(before, after)}
+    assert edits["Engine.summary"] == ["call outside the class rewired in report, same arguments: "
+                                       "`engine.summary()` -> `engine.stats_recorder.summary()`"]
+    assert edits["Engine.record"] == ["call outside the class rewired in report, arguments changed: "
+                                      "`engine.record(name, 1)` -> `engine.stats_recorder.record(name, 2)`"]
+    (after / "sglang/srt/reporter.py").write_text(REPORTER_AFTER.replace("engine.stats_recorder.summary()",
+                                                                        "other.stats_recorder.summary()"))
+    edits = {m.source: [e.what for e in m.call_edits] for m in find_moves(before, after)}
+    assert edits["Engine.summary"] == []  # another receiver: nothing says it is the same call

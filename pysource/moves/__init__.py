@@ -29,6 +29,7 @@ import collections
 from pathlib import Path
 
 from pysource.moves.call_sites import call_edits
+from pysource.moves.outside_calls import ChangedFiles, outside_call_edits
 from pysource.moves.bodies import called, delegates, similarity, tokens
 from pysource.moves.classes import Owner, OwnerCode, called_names, follow, methods, read_owner
 from pysource.moves.matching import TINY, Candidates, Match, Tie
@@ -141,6 +142,7 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
                 proposals.append(again)
     chosen = _assign(proposals)
     moves = []
+    outside = None
     for i, match in sorted(chosen.items()):
         origin, owner, kept, _ = proposals[i]
         kind, attr = _kind(match.destination, owner, kept, new_classes, code)
@@ -148,6 +150,9 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         elsewhere = owner.holders[0] if owner.holders and owner.holders[0] != here else None
         edits = call_edits(origin, old_classes[here], new_classes[owner.key], owner.key[0], match.destination,
                            attr if kind == "component" else None, kept is not None) if owner.key else ()
+        if kept is None and kind in ("component", "function, callers rewritten"):  # its callers elsewhere changed too
+            outside = outside or ChangedFiles(Path(before), Path(after), old.changed)
+            edits += outside_call_edits(origin, match.destination, attr if kind == "component" else None, outside)
         moves.append(Move(kind, origin, match.destination, match.similarity, kept is not None, attr, elsewhere,
                           match.evidence, edits))
     moves.sort(key=lambda m: (m.origin.rel, m.origin.node.lineno))

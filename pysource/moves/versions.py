@@ -20,6 +20,7 @@ ClassKey = tuple[str, str]  # (file, class name)
 class Version:
     root: Path
     trees: dict[str, ast.Module] = field(default_factory=dict)  # the changed files that parse
+    changed: list[str] = field(default_factory=list)  # every file whose text differs from the other version's
 
     def definitions(self) -> list[Definition]:
         out = []
@@ -44,7 +45,8 @@ def changed_versions(before: Path, after: Path, package: str) -> tuple[Version, 
     file where one arrived or grew, or whose old file is parsed (read off the text: most changed files only
     change inside bodies that stay)."""
     old, new = Version(before), Version(after)
-    for rel in _changed_files(before, after, package):
+    old.changed = new.changed = _changed_files(before, after, package)
+    for rel in old.changed:
         a, b = _text(before / rel), _text(after / rel)
         was, now = _outline(a), _outline(b)
         lost = any(k not in now or now[k] < SHRUNK * n for k, n in was.items())
