@@ -38,6 +38,7 @@ from equivalence.engine.run.observe import Observation, _proxy
 from equivalence.engine.world.standins import CURRENT, traced_class
 from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Absent, Domains, World, canon, is_standin, value
 from equivalence.engine.run.seeded import reseed
+from equivalence.engine.run.time_limit import CUT, RanTooLong, limited
 
 MAX_CALLS = 2  # every method alone, and every ordered pair (check.shapes)
 STOP = value(None)
@@ -137,28 +138,32 @@ class Session:
                     module[name] = world.value(key, default)
                 except Absent:
                     module.pop(name, None)
-            globals_read = set(world.read)
-            try:
-                if self.version.construct is not None:
-                    self.version.construct(instance, *[world.value(f"local:{n}") for n in self.version.construct_args])
-            except StubTouched:
-                raise
-            except Exception as e:  # noqa: BLE001 - building is part of the behaviour under test
-                built = self._exception(e)
-            built_from = [k for k in world.read if k not in globals_read]  # read to build: taken as read last
-            moved = {f"self.{n}" for n in [*self.moved_state, self.attr]}
-            world.events[:] = [e for e in world.events if not (e[0] == "set" and e[1] in moved)]  # what moved
-            world.events.append(("built",))
-            for i in range(self.calls if built is None else 0):  # an `__init__` that raised leaves no owner
-                method = world.value(f"call[{i}]")
-                if method is None:
-                    break
-                if world.value(f"rebind@{i}"):
-                    self._rebind(instance, world, i)
-                world.events.append(("call-begin", i, method))
-                outcomes.append(self._call(instance, world, method))
+            with limited():  # a run past the limit is not checked (engine.run.time_limit)
+                globals_read = set(world.read)
+                try:
+                    if self.version.construct is not None:
+                        self.version.construct(instance,
+                                               *[world.value(f"local:{n}") for n in self.version.construct_args])
+                except StubTouched:
+                    raise
+                except Exception as e:  # noqa: BLE001 - building is part of the behaviour under test
+                    built = self._exception(e)
+                built_from = [k for k in world.read if k not in globals_read]  # read to build: taken as read last
+                moved = {f"self.{n}" for n in [*self.moved_state, self.attr]}
+                world.events[:] = [e for e in world.events if not (e[0] == "set" and e[1] in moved)]  # what moved
+                world.events.append(("built",))
+                for i in range(self.calls if built is None else 0):  # an `__init__` that raised leaves no owner
+                    method = world.value(f"call[{i}]")
+                    if method is None:
+                        break
+                    if world.value(f"rebind@{i}"):
+                        self._rebind(instance, world, i)
+                    world.events.append(("call-begin", i, method))
+                    outcomes.append(self._call(instance, world, method))
         except StubTouched as e:
             not_modelled = (e.stub_name,)
+        except RanTooLong:
+            not_modelled = (CUT,)
         finally:
             CURRENT.pop()
             builtins.__import__ = REAL_IMPORT

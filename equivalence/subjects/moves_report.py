@@ -10,6 +10,7 @@ import json
 from typing import Callable
 
 from equivalence.engine.report.report import EXPLAIN, harness_made
+from equivalence.engine.run.time_limit import CUT, RUN_SECONDS
 
 TABLE_ROWS = 60  # moves listed in the table; the rest counted (the JSON has every one)
 LIST_ITEMS = 25  # items of a list shown before the rest is counted
@@ -252,6 +253,13 @@ def _place(e: dict) -> str:
     return f"after {here} (before {e['before']})"
 
 
+def _not_modelled_why(entry: dict) -> str:
+    names = [n for side in ("before", "after") for n in (entry.get(side) or {}).get("not_modelled", [])]
+    if CUT in names:
+        return f"a run went past the {RUN_SECONDS:g} s allowed to one run and was stopped, so it is not checked"
+    return "the code reached a value the harness only stubs"
+
+
 def why_not_proven(report: dict) -> str:
     """Why a check that found no difference proves nothing, from its report, in words."""
     out = []
@@ -267,7 +275,7 @@ def why_not_proven(report: dict) -> str:
                 out.append(f"{len(c['missed'])} of {c['branches']} branches {side} were never run"
                            + (f" ({_one_line(why)})" if why else ""))
         for d in p.get("not_modelled", [])[:1]:
-            out.append(f"the code reached a value the harness only stubs ({d['count']} configurations)")
+            out.append(f"{_not_modelled_why(d)} ({d['count']} configurations)")
         if p.get("budget_reached"):
             out.append(f"it stopped at its budget of {p['configs']} configurations")
     for failure in (report.get("self_check") or {}).get("failures", []):

@@ -22,7 +22,8 @@ EXPLAIN = {
     "calls) come after the function's other effects, in the same order, and not at all when it raises",
     "eager-read": "the caller reads (or calls) up front, to pass them, instance attributes the old body "
     "used on some paths only; with such an attribute missing it fails before doing anything",
-    NOT_MODELLED: "the code reached a value the harness only stubs (no input stands for it): not checked",
+    NOT_MODELLED: "the code reached a value the harness only stubs (no input stands for it), or a run went past "
+    "the time allowed to one run and was stopped: not checked",
     "different-outcome": "one version raises where the other does not, or another exception type",
     "different-exception-message": "both raise the same exception type with different messages",
     "different-return": "the versions return different values",

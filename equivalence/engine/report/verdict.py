@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, replace
 
+from equivalence.engine.run.time_limit import CUT, RUN_SECONDS
+
 COULD_NOT_RUN = "could not run"
 EXIT = {"divergent": 1, "equivalent": 0}  # anything else: 2
 
@@ -119,8 +121,13 @@ class Report:
         if controls:
             out.append(f"self-check failed: {controls} control(s) that change nothing were called divergent, "
                        "so this harness sees differences that are not there")
-        if any(p.get("not_modelled") for p in self.pairs):
+        stopped = {n for p in self.pairs for d in p.get("not_modelled", []) for side in ("before", "after")
+                   for n in (d.get(side) or {}).get("not_modelled", [])}
+        if any(p.get("not_modelled") for p in self.pairs) and stopped != {CUT}:
             out.append("the code reached values the harness only stubs (not modelled): those runs are not checked")
+        if CUT in stopped:
+            out.append(f"some runs went past the {RUN_SECONDS:g} s allowed to one run and were stopped: those runs "
+                       "are not checked")
         if any(c["missed"] for p in self.pairs for c in p["coverage"].values()):
             out.append("inconclusive: some branches were never run by the configurations, so a difference there "
                        "would not have been seen (the report says why, under 'why not hit')")

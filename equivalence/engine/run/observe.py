@@ -28,6 +28,7 @@ from equivalence.engine.run import why
 from equivalence.engine.world.values import same
 from equivalence.engine.world.world import OPAQUE, NONE, Absent, Domains, Hints, World, canon, value
 from equivalence.engine.run.seeded import reseed
+from equivalence.engine.run.time_limit import CUT, RanTooLong, limited
 
 
 @dataclass(frozen=True)
@@ -126,13 +127,14 @@ class Session:
                     module[name] = world.value(key, default)
                 except Absent:
                     module.pop(name, None)
-            if self.direct and world.value(DIRECT, DIRECT_OPTIONS):
-                returned = self.version.direct(instance, passed(world, self.version.direct_params))
-            else:
-                args = [world.value(f"local:{n}") for n in self.version.entry_args]
-                if self.version.entry_defaults:
-                    args.append(passed(world, self.version.entry_defaults))
-                returned = self.version.entry(instance, *args)
+            with limited():
+                if self.direct and world.value(DIRECT, DIRECT_OPTIONS):
+                    returned = self.version.direct(instance, passed(world, self.version.direct_params))
+                else:
+                    args = [world.value(f"local:{n}") for n in self.version.entry_args]
+                    if self.version.entry_defaults:
+                        args.append(passed(world, self.version.entry_defaults))
+                    returned = self.version.entry(instance, *args)
             if type(returned) is tuple and len(returned) == 2 and returned[0] is FELL_THROUGH_MARK:
                 live = returned[1]
                 returned = None
@@ -142,6 +144,9 @@ class Session:
         except StubTouched as e:
             not_modelled = (e.stub_name,)
             exception = ("StubTouched", str(e), None)
+        except RanTooLong as e:  # not a behaviour of the code: this run is not checked
+            not_modelled = (CUT,)
+            exception = ("RanTooLong", str(e), None)
         except Absent as e:  # a local of the call site the world made absent
             exception = ("NameError", f"name {str(e).removeprefix('local:')!r} is not defined", None)
         except Exception as e:  # the behaviour under test includes its exceptions
