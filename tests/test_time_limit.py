@@ -61,3 +61,57 @@ def test_a_run_that_never_ends_in_practice_is_stopped_and_leaves_the_move_unprov
     cut = [d for p in report["pairs"] for d in p["not_modelled"]]
     assert cut and all(time_limit.CUT in d["before"]["not_modelled"] + d["after"]["not_modelled"] for d in cut)
     assert "allowed to one run and was stopped" in md.read_text()
+
+
+LOOPING_BEFORE = '''\
+class Pool:
+    def __init__(self, max_bs, mode):
+        self.max_bs = max_bs
+        self.mode = mode
+
+    def sizes(self):
+        return self.total()
+
+    def total(self):
+        total = {"a": 1, "b": 2, "c": 3}.get(self.mode, 0)
+        for bs in range(self.max_bs * 10**8):
+            total += bs
+        return total
+'''
+LOOPING_AFTER = '''\
+from sglang.srt.sizes import total
+
+
+class Pool:
+    def __init__(self, max_bs, mode):
+        self.max_bs = max_bs
+        self.mode = mode
+
+    def sizes(self):
+        return total(self.max_bs, self.mode)
+'''
+LOOPING = '''\
+def total(max_bs, mode):
+    total = {"a": 1, "b": 2, "c": 3}.get(mode, 0)
+    for bs in range(max_bs * 10**8):
+        total += bs
+    return total
+'''
+
+
+def _looping_pair(tmp_path, monkeypatch, cuts: int) -> dict:
+    monkeypatch.setattr(time_limit, "RUN_SECONDS", 0.02)
+    monkeypatch.setattr(time_limit, "CUTS_PER_PAIR", cuts)
+    before = _tree(tmp_path / f"b{cuts}", {"sglang/srt/pool.py": LOOPING_BEFORE})
+    after = _tree(tmp_path / f"a{cuts}", {"sglang/srt/pool.py": LOOPING_AFTER, "sglang/srt/sizes.py": LOOPING})
+    out = tmp_path / "r.json"
+    main([str(before), str(after), "--json", str(out), "--jobs", "1"])
+    (pair,) = json.loads(out.read_text())["pairs"]
+    return pair
+
+
+def test_past_so_many_runs_stopped_the_pair_explores_no_further(tmp_path, monkeypatch):
+    free = _looping_pair(tmp_path, monkeypatch, 1000)
+    capped = _looping_pair(tmp_path, monkeypatch, 2)
+    assert free["not_modelled"] and not free["budget_reached"]
+    assert capped["budget_reached"] and capped["configs"] < free["configs"], (capped["configs"], free["configs"])

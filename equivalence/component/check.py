@@ -33,6 +33,7 @@ from equivalence.engine.load.literals import fixed_names
 from equivalence.engine.report.report import EXPLAIN
 from equivalence.engine.report.verdict import COULD_NOT_RUN, Report
 from equivalence.engine.results import Checked
+from equivalence.engine.run import time_limit
 from equivalence.engine.run.coverage import BranchTracer, trace_until_done
 from equivalence.component.explore import explore
 from equivalence.engine.run.explore import size
@@ -368,7 +369,10 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
              stop_at_divergence: bool = False) -> Result:
     """Explore each sequence shape in turn (`shapes`), each with its share of `budget` (a check
     that starts from `seeds`, a mutant's, runs those); then measure coverage over them all."""
-    stop = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else None
+    cuts_before = time_limit.stopped  # runs stopped at their time limit: past CUTS_PER_PAIR, no more explored
+    too_long = lambda: time_limit.stopped - cuts_before >= time_limit.CUTS_PER_PAIR  # noqa: E731
+    divergent = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else (lambda: False)
+    stop = lambda: divergent() or too_long()  # noqa: E731
     configs, reached = [], False
     if seeds:
         explored = explore(pair.run, pair.domains, seeds, 0, stop)
@@ -390,8 +394,9 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
             reached |= explored.budget_reached
             if single:
                 completed[first] = _completed(pair, explored.configs)
-            if stop is not None and stop():
+            if stop():
                 break
+    reached |= too_long()
 
     class explored:  # noqa: N801 - the shape `coverage` below reads
         pass

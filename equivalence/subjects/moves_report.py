@@ -10,7 +10,7 @@ import json
 from typing import Callable
 
 from equivalence.engine.report.report import EXPLAIN, harness_made
-from equivalence.engine.run.time_limit import CUT, RUN_SECONDS
+from equivalence.engine.run.time_limit import CUT, CUTS_PER_PAIR, RUN_SECONDS
 
 TABLE_ROWS = 60  # moves listed in the table; the rest counted (the JSON has every one)
 LIST_ITEMS = 25  # items of a list shown before the rest is counted
@@ -253,9 +253,13 @@ def _place(e: dict) -> str:
     return f"after {here} (before {e['before']})"
 
 
+def _stopped_names(entry: dict) -> list[str]:
+    """What a not-modelled entry's runs reached: stubs' names, or CUT for a run stopped."""
+    return [n for side in ("before", "after") for n in (entry.get(side) or {}).get("not_modelled", [])]
+
+
 def _not_modelled_why(entry: dict) -> str:
-    names = [n for side in ("before", "after") for n in (entry.get(side) or {}).get("not_modelled", [])]
-    if CUT in names:
+    if CUT in _stopped_names(entry):
         return f"a run went past the {RUN_SECONDS:g} s allowed to one run and was stopped, so it is not checked"
     return "the code reached a value the harness only stubs"
 
@@ -277,7 +281,10 @@ def why_not_proven(report: dict) -> str:
         for d in p.get("not_modelled", [])[:1]:
             out.append(f"{_not_modelled_why(d)} ({d['count']} configurations)")
         if p.get("budget_reached"):
-            out.append(f"it stopped at its budget of {p['configs']} configurations")
+            cut = any(CUT in _stopped_names(d) for d in p.get("not_modelled", []))
+            out.append(f"its exploration stopped after {p['configs']} configurations ("
+                       + (f"at its budget, or after {CUTS_PER_PAIR} runs stopped at the time limit" if cut
+                          else "at its budget") + "), so some were never tried")
     for failure in (report.get("self_check") or {}).get("failures", []):
         out.append(f"the self-check {failure}")
     return "; ".join(dict.fromkeys(out)) or "the check gives no reason (see its report below)"

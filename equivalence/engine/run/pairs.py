@@ -13,6 +13,7 @@ from typing import Callable, NamedTuple
 from equivalence.engine.judge.compare import (ALREADY_DIVERGENT, EAGER, EAGER_RAISES, EQUAL, NOT_MODELLED, classify,
                                               is_divergence, kind_of_difference)
 from equivalence.engine.run.coverage import BranchTracer, Coverage, trace_until_done
+from equivalence.engine.run import time_limit
 from equivalence.engine.run.explore import explore, size
 from equivalence.engine.run.solve import Concolic
 from equivalence.engine.load.inputs import target_defs
@@ -277,11 +278,16 @@ class ArcTracer:
 def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, coverage: bool = True,
              stop_at_divergence: bool = False) -> PairResult:
     """`stop_at_divergence`: a mutant's check, which needs one divergence, not all of them."""
-    stop = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else None
+    # runs stopped at their time limit: past CUTS_PER_PAIR, the exploration ends as at its budget
+    cuts_before = time_limit.stopped
+    too_long = lambda: time_limit.stopped - cuts_before >= time_limit.CUTS_PER_PAIR  # noqa: E731
+    divergent = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else (lambda: False)
+    stop = lambda: divergent() or too_long()  # noqa: E731
     novel = pair.arcs.novel if pair.arcs is not None else None
     propose = pair.concolic.proposals if pair.concolic is not None else None
     seeds = seeds or ([{}, {DIRECT: DIRECT_OPTIONS[1]}] if pair.direct else [{}])
     explored = explore(pair.run, pair.domains, seeds, budget, stop, novel, propose=propose)
+    cut_short = too_long()
     pair.settle()
     covered, why = {}, []
     if coverage:
@@ -292,7 +298,7 @@ def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, 
                 version = pair.sessions[side].version
                 why.append(f"{version.label}: " + pair.sessions[side].why_not_run(explored.configs[0], never))
     return PairResult(pair.before, pair.after, explored.configs, pair.differences, covered, pair.domains,
-                      explored.budget_reached, pair.observations, could_not_run="; ".join(why))
+                      explored.budget_reached or cut_short, pair.observations, could_not_run="; ".join(why))
 
 
 def measure_coverage(session: Session, configs: list[dict]) -> Coverage:

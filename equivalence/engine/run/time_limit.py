@@ -14,6 +14,8 @@ from typing import Iterator
 
 RUN_SECONDS = 2.0  # runs take well under 10 ms; traced for coverage, under 100 ms
 CUT = "<a run cut at the time limit>"
+CUTS_PER_PAIR = 10  # a pair's exploration ends after this many runs stopped (the rest would be too)
+stopped = 0  # runs stopped in this process so far
 
 
 class RanTooLong(BaseException):
@@ -22,6 +24,8 @@ class RanTooLong(BaseException):
 
 
 def _stop(signum, frame) -> None:
+    global stopped
+    stopped += 1
     raise RanTooLong(f"the run went past {RUN_SECONDS:g} s and was stopped")
 
 
