@@ -115,3 +115,9 @@ def test_past_so_many_runs_stopped_the_pair_explores_no_further(tmp_path, monkey
     capped = _looping_pair(tmp_path, monkeypatch, 2)
     assert free["not_modelled"] and not free["budget_reached"]
     assert capped["budget_reached"] and capped["configs"] < free["configs"], (capped["configs"], free["configs"])
+
+
+def test_a_pair_explores_no_longer_than_its_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(time_limit, "PAIR_SECONDS", 0.0)
+    pair = _looping_pair(tmp_path, monkeypatch, 1000)
+    assert pair["budget_reached"] and pair["configs"] <= 2, pair["configs"]

@@ -369,8 +369,7 @@ def run_pair(pair: ComponentPair, seeds=None, budget: int = SEQUENCE_BUDGET, cov
              stop_at_divergence: bool = False) -> Result:
     """Explore each sequence shape in turn (`shapes`), each with its share of `budget` (a check
     that starts from `seeds`, a mutant's, runs those); then measure coverage over them all."""
-    cuts_before = time_limit.stopped  # runs stopped at their time limit: past CUTS_PER_PAIR, no more explored
-    too_long = lambda: time_limit.stopped - cuts_before >= time_limit.CUTS_PER_PAIR  # noqa: E731
+    too_long = time_limit.pair_clock()  # too many runs stopped, or too long spent: ends as at its budget
     divergent = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else (lambda: False)
     stop = lambda: divergent() or too_long()  # noqa: E731
     configs, reached = [], False

@@ -10,7 +10,7 @@ import json
 from typing import Callable
 
 from equivalence.engine.report.report import EXPLAIN, harness_made
-from equivalence.engine.run.time_limit import CUT, CUTS_PER_PAIR, RUN_SECONDS
+from equivalence.engine.run.time_limit import CUT, CUTS_PER_PAIR, PAIR_SECONDS, RUN_SECONDS
 
 TABLE_ROWS = 60  # moves listed in the table; the rest counted (the JSON has every one)
 LIST_ITEMS = 25  # items of a list shown before the rest is counted
@@ -283,8 +283,8 @@ def why_not_proven(report: dict) -> str:
         if p.get("budget_reached"):
             cut = any(CUT in _stopped_names(d) for d in p.get("not_modelled", []))
             out.append(f"its exploration stopped after {p['configs']} configurations ("
-                       + (f"at its budget, or after {CUTS_PER_PAIR} runs stopped at the time limit" if cut
-                          else "at its budget") + "), so some were never tried")
+                       + (f"at its budget, after {CUTS_PER_PAIR} runs stopped at the time limit" if cut
+                          else "at its budget") + f" or after {PAIR_SECONDS:g} s), so some were never tried")
     for failure in (report.get("self_check") or {}).get("failures", []):
         out.append(f"the self-check {failure}")
     return "; ".join(dict.fromkeys(out)) or "the check gives no reason (see its report below)"

@@ -278,9 +278,7 @@ class ArcTracer:
 def run_pair(pair: Pair, seeds: list[dict] | None = None, budget: int = BUDGET, coverage: bool = True,
              stop_at_divergence: bool = False) -> PairResult:
     """`stop_at_divergence`: a mutant's check, which needs one divergence, not all of them."""
-    # runs stopped at their time limit: past CUTS_PER_PAIR, the exploration ends as at its budget
-    cuts_before = time_limit.stopped
-    too_long = lambda: time_limit.stopped - cuts_before >= time_limit.CUTS_PER_PAIR  # noqa: E731
+    too_long = time_limit.pair_clock()  # too many runs stopped, or too long spent: ends as at its budget
     divergent = (lambda: any(is_divergence(k) for k in pair.differences)) if stop_at_divergence else (lambda: False)
     stop = lambda: divergent() or too_long()  # noqa: E731
     novel = pair.arcs.novel if pair.arcs is not None else None

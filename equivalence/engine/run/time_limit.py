@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 RUN_SECONDS = 2.0  # runs take well under 10 ms; traced for coverage, under 100 ms
 CUT = "<a run cut at the time limit>"
 CUTS_PER_PAIR = 10  # a pair's exploration ends after this many runs stopped (the rest would be too)
+PAIR_SECONDS = 60.0  # a pair's exploration ends after this long (most take under 5 s; runs of 0.5 s each
+                     # that are not stopped, a deep copy of a large input, would go on for hours)
 stopped = 0  # runs stopped in this process so far
+
+
+def pair_clock() -> Callable[[], bool]:
+    """For one pair's exploration: whether it must end now (CUTS_PER_PAIR runs stopped since, or
+    PAIR_SECONDS spent)."""
+    cuts, start = stopped, time.monotonic()
+    return lambda: stopped - cuts >= CUTS_PER_PAIR or time.monotonic() - start >= PAIR_SECONDS
 
 
 class RanTooLong(BaseException):
