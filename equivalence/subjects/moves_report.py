@@ -10,6 +10,7 @@ import json
 from typing import Callable
 
 from equivalence.engine.report.report import EXPLAIN, harness_made
+from equivalence.engine.report.verdict import not_modelled_names
 from equivalence.engine.run.time_limit import CUT, CUTS_PER_PAIR, PAIR_SECONDS, RUN_SECONDS
 
 TABLE_ROWS = 60  # moves listed in the table; the rest counted (the JSON has every one)
@@ -253,13 +254,8 @@ def _place(e: dict) -> str:
     return f"after {here} (before {e['before']})"
 
 
-def _stopped_names(entry: dict) -> list[str]:
-    """What a not-modelled entry's runs reached: stubs' names, or CUT for a run stopped."""
-    return [n for side in ("before", "after") for n in (entry.get(side) or {}).get("not_modelled", [])]
-
-
 def _not_modelled_why(entry: dict) -> str:
-    if CUT in _stopped_names(entry):
+    if CUT in not_modelled_names(entry):
         return f"a run went past the {RUN_SECONDS:g} s allowed to one run and was stopped, so it is not checked"
     return "the code reached a value the harness only stubs"
 
@@ -281,7 +277,7 @@ def why_not_proven(report: dict) -> str:
         for d in p.get("not_modelled", [])[:1]:
             out.append(f"{_not_modelled_why(d)} ({d['count']} configurations)")
         if p.get("budget_reached"):
-            cut = any(CUT in _stopped_names(d) for d in p.get("not_modelled", []))
+            cut = any(CUT in not_modelled_names(d) for d in p.get("not_modelled", []))
             out.append(f"its exploration stopped after {p['configs']} configurations ("
                        + (f"at its budget, after {CUTS_PER_PAIR} runs stopped at the time limit" if cut
                           else "at its budget") + f" or after {PAIR_SECONDS:g} s), so some were never tried")

@@ -13,6 +13,11 @@ COULD_NOT_RUN = "could not run"
 EXIT = {"divergent": 1, "equivalent": 0}  # anything else: 2
 
 
+def not_modelled_names(entry: dict) -> list[str]:
+    """What a not-modelled entry's runs reached: stubs' names, or time_limit.CUT for a run stopped."""
+    return [n for side in ("before", "after") for n in (entry.get(side) or {}).get("not_modelled", [])]
+
+
 def overall(verdicts: list[str]) -> str:
     for verdict in ("divergent", COULD_NOT_RUN, "inconclusive"):
         if verdict in verdicts:
@@ -121,8 +126,7 @@ class Report:
         if controls:
             out.append(f"self-check failed: {controls} control(s) that change nothing were called divergent, "
                        "so this harness sees differences that are not there")
-        stopped = {n for p in self.pairs for d in p.get("not_modelled", []) for side in ("before", "after")
-                   for n in (d.get(side) or {}).get("not_modelled", [])}
+        stopped = {n for p in self.pairs for d in p.get("not_modelled", []) for n in not_modelled_names(d)}
         if any(p.get("not_modelled") for p in self.pairs) and stopped != {CUT}:
             out.append("the code reached values the harness only stubs (not modelled): those runs are not checked")
         if CUT in stopped:
