@@ -654,3 +654,30 @@ def test_calls_from_outside_the_class_rewired_to_the_component_are_other_edits(t
                                                                         "other.stats_recorder.summary()"))
     edits = {m.source: [e.what for e in m.call_edits] for m in find_moves(before, after)}
     assert edits["Engine.summary"] == []  # another receiver: nothing says it is the same call
+
+
+def test_a_component_group_s_difference_is_told_to_the_move_it_concerns_when_the_class_moved_file(tmp_path):
+    # the owner moved to another file along with the extraction, and one moved method reads a
+    # module global that did not exist before: that move is divergent; the other, whose body is
+    # the old one modulo the map, is equivalent, and the group's check names where the difference is
+    after = tmp_path / "after"
+    shutil.copytree(MOVES / "after_component", after)
+    srt = after / "sglang" / "srt"
+    (srt / "serving").mkdir()
+    (srt / "serving" / "__init__.py").write_text("")
+    (srt / "engine.py").rename(srt / "serving" / "engine.py")
+    stats = srt / "stats.py"
+    stats.write_text("KEEP = 2\n\n\n" + stats.read_text().replace("if len(counts) > 1:", "if len(counts) > KEEP - 1:"))
+    assert {m.source: m.owner for m in find_moves(BEFORE, after)} == {
+        "Engine.record": ("sglang/srt/serving/engine.py", "Engine"),
+        "Engine.summary": ("sglang/srt/serving/engine.py", "Engine")}
+    code, report, md = _run(tmp_path, after)
+    assert (code, report["verdict"]) == (1, "divergent")
+    moves = {m["from"]: m for m in report["moves"]}
+    assert moves["Engine.record"]["verdict"] == "divergent"
+    assert "reads the module global `KEEP`" in moves["Engine.record"]["verdict_line"]
+    assert moves["Engine.summary"]["verdict"] == "equivalent"
+    assert "the group's differences are in `record`" in moves["Engine.summary"]["verdict_line"]
+    assert [e["what"] for e in moves["Engine.summary"]["other_edits"]] == []
+    assert any("`KEEP`" in e["what"] and e["file"] == "sglang/srt/stats.py" and e["line"] == 1
+               for e in moves["Engine.record"]["other_edits"])

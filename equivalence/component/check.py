@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import copy
 from typing import NamedTuple
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from equivalence import progress
 from equivalence.component.run import MAX_CALLS, STOP, Session, Signature, seed_domains
@@ -76,9 +76,14 @@ class Component:
     bases: tuple[str, ...] = ()  # base classes whose methods count as the owner's (a mixin the methods left)
     together: tuple[tuple[str, str], ...] = ()  # (owner method, function) moved along, when not of one name
     renames: tuple[tuple[str, str], ...] = ()  # (the component's method, the owner's before) renamed by the move
+    before_rel: str | None = None  # where the before version keeps the owner, when the class moved to another file
 
     def load(self, root, label: str, overrides: dict | None = None) -> Loaded:
         return load(root, label, self.owner_rel, self.class_name, self.attr, overrides, self.bases)
+
+    def before(self) -> "Component":
+        """The subject as the before version holds it (the owner in its old file)."""
+        return replace(self, owner_rel=self.before_rel, before_rel=None) if self.before_rel else self
 
 
 @dataclass

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import difflib
 import inspect
 
@@ -87,6 +88,8 @@ def logic(v, name: str):
     passed = shape.passed if in_component else {}
     terms = _Terms(me, passed, shape.attr, set(shape.state) | set(v.state), in_component)
     body = [terms.visit(copy.deepcopy(s)) for s in fn.body]
+    if in_component:  # `COMPONENT.m` of a moved method (a static one called by its class) was `OWNER.m`
+        body = [_ClassRefs(shape.component.name, shape.owner.name, set(comp)).visit(s) for s in body]
     renamed = {old: new for new, old in getattr(v, "names", {}).items()}
     if renamed:  # a call of a method the move renamed reads under its new name
         body = [_Renamed(me, renamed).visit(s) for s in body]
@@ -94,6 +97,27 @@ def logic(v, name: str):
         owner = shape.owner_field_name(passed)
         body = [_Owner(me, owner).visit(s) for s in body]
     return rel, fn, body
+
+
+class _ClassRefs(ast.NodeTransformer):
+    """`COMPONENT.m` -> `OWNER.m` for the component's methods named through its class."""
+
+    def __init__(self, component: str, owner: str, methods: set[str]):
+        self.component, self.owner, self.methods = component, owner, methods
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name) and node.value.id == self.component and node.attr in self.methods:
+            node.value = ast.copy_location(ast.Name(self.owner, node.value.ctx), node.value)
+        return node
+
+
+def class_refs_only(fn: ast.FunctionDef, component: str, methods) -> bool:
+    """Whether `fn` names the component class only to reach its methods (`COMPONENT.m`): those
+    reads are the owner's class in the owner's terms, not a module global that changed."""
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == component]
+    parents = {id(n.value): n for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+    return bool(uses) and all(id(u) in parents and parents[id(u)].attr in methods for u in uses)
 
 
 class _Renamed(ast.NodeTransformer):
@@ -130,7 +154,7 @@ def _clean(body: list[ast.stmt]) -> list[ast.stmt]:
     out = []
     for s in body:
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
-            s = ast.Expr(ast.Constant(inspect.cleandoc(s.value.value)))
+            s = ast.copy_location(ast.Expr(ast.Constant(inspect.cleandoc(s.value.value))), s)
         out.append(s)
     return out
 
@@ -141,30 +165,27 @@ def static_check(pair) -> StaticReport:
     seen_globals: set[tuple[str, str, str]] = set()
     names = sorted({m for m in pair.methods} | {m for m in after.loaded.shape.component_methods}
                    | {m for m in before.loaded.shape.component_methods})
+    readers: dict[str, list[str]] = {}  # a module global -> the moved methods reading it
     for name in names:
         b, a = logic(before, name), logic(after, name)
         if b is None or a is None:
             if (b is None) != (a is None):
                 residuals.append(Residual("removed" if a is None else "added", b[1].lineno if b else None,
                                           a[1].lineno if a else None, f"def {name}" if b else "",
-                                          f"def {name}" if a else "", "", "the method is in one version only"))
+                                          f"def {name}" if a else "", "", "the method is in one version only",
+                                          name))
             continue
-        (brel, bfn, bbody), (arel, afn, abody) = b, a
+        (brel, bfn, _), (arel, afn, _) = b, a
         wheres[0].append(f"{brel}:{bfn.lineno} {name}")
         wheres[1].append(f"{arel}:{afn.lineno} {name}")
-        bbody, abody = _clean(bbody), _clean(abody)
-        if _dump(ast.arguments(**{k: getattr(bfn.args, k) for k in bfn.args._fields})) != _dump(
-                ast.arguments(**{k: getattr(afn.args, k) for k in afn.args._fields})):
-            residuals.append(Residual("changed", bfn.lineno, afn.lineno, f"def {name}({ast.unparse(bfn.args)})",
-                                      f"def {name}({ast.unparse(afn.args)})", "", "the signature differs"))
-        _align(bbody, abody, before, after, brel, arel, residuals)
-        key = (brel, arel)
-        # a function an owner method moved along into (it runs for real, its move checked apart): no changed global
-        reads = global_reads(afn) - {"self"} - getattr(pair, "along_functions", set())
+        residuals += [dataclasses.replace(r, method=name) for r in _residuals(b, a, before, after)]
+        reads = _global_reads(afn, arel, pair)
+        for n in reads:
+            readers.setdefault(n, []).append(name)
         todo = {n for n in reads if (brel, arel, n) not in seen_globals}
         seen_globals |= {(brel, arel, n) for n in todo}
         if todo:
-            constants += compare_constants(before.loaded.shape.tree, key[0], after.loaded.shape.tree, key[1], todo,
+            constants += compare_constants(before.loaded.shape.tree, brel, after.loaded.shape.tree, arel, todo,
                                            _local_imports(bfn, brel), _local_imports(afn, arel))
     entries = []
     shape = after.loaded.shape
@@ -175,8 +196,34 @@ def static_check(pair) -> StaticReport:
         entries.append(MapEntry(name, kind, expression))
     for name in shape.state:
         entries.append(MapEntry(name, "moved state", f"self.{name}"))
+    constants = [c if c.equal else dataclasses.replace(c, read_by=tuple(readers.get(c.name, ())))
+                 for c in _unique(constants)]
     return StaticReport("; ".join(wheres[0]) or before.label, "; ".join(wheres[1]) or after.label, entries, residuals,
-                        _unique(constants))
+                        constants)
+
+
+def _residuals(b, a, before, after) -> list[Residual]:
+    """One moved method's bodies compared, signature first."""
+    (brel, bfn, bbody), (arel, afn, abody) = b, a
+    out = []
+    if _dump(ast.arguments(**{k: getattr(bfn.args, k) for k in bfn.args._fields})) != _dump(
+            ast.arguments(**{k: getattr(afn.args, k) for k in afn.args._fields})):
+        out.append(Residual("changed", bfn.lineno, afn.lineno, f"def {bfn.name}({ast.unparse(bfn.args)})",
+                            f"def {afn.name}({ast.unparse(afn.args)})", "", "the signature differs"))
+    _align(_clean(bbody), _clean(abody), before, after, brel, arel, out)
+    return out
+
+
+def _global_reads(afn, arel: str, pair) -> set[str]:
+    """The module globals a moved method's code reads: not a function an owner method moved along
+    into (it runs for real, its move checked apart), nor the component's class naming its own
+    methods (the owner's class in the owner's terms)."""
+    reads = global_reads(afn) - {"self"} - getattr(pair, "along_functions", set())
+    shape = pair.after.loaded.shape
+    if shape.component is not None and arel == shape.component_rel and \
+            class_refs_only(afn, shape.component.name, shape.component_methods):
+        reads -= {shape.component.name}
+    return reads
 
 
 def _unique(constants):

@@ -16,6 +16,7 @@ from equivalence.presets.kv_dtype.preset import KvPreset
 from equivalence.subject import Subject
 from equivalence.subjects.registration import Options, Registration, option
 from pysource import layout
+from equivalence.subjects.moves_attribution import attribute
 from equivalence.subjects.moves_callers import NotMapped, delegation
 from equivalence.subjects.moves_edits import body_edits, default_edits, source_edits, undo, undo_views, view_edits
 from pysource.moves import Move, find_moves
@@ -148,12 +149,20 @@ class MovesSubject(Subject):
         alone = report.get("move_alone")
         views = tuple(v for m in group for v, _ in view_edits(m.origin.node, m.destination.node)) if alone else ()
         after_path = Path(job.trees[1][1])
-        edits = (alone["edits"] if alone else []) + body_edits(report, bool(alone), views) + \
+        at_calls = {m.source: _call_edits(m, moves, layout.find_root(after_path, m.destination.rel).root)
+                    for m in group}
+        in_bodies = (alone["edits"] if alone else []) + body_edits(report, bool(alone), views)
+        edits = in_bodies + \
             [e for m in group if m.kind.startswith("function")
              for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
-            [e for m in group for e in _call_edits(m, moves, layout.find_root(after_path, m.destination.rel).root)]
-        listed = [{**entry, "other_edits": edits, **_verdicts(report, alone),
-                   **({"why": report["through_callers"]} if "through_callers" in report else {})} for entry in entries]
+            [e for m in group for e in at_calls[m.source]]
+        own = {m.source: _own_edits(m.destination.name, in_bodies) + at_calls[m.source] for m in group} \
+            if kind == "component" else {}
+        split = attribute(report, group, own) if own else None
+        listed = [{**entry, "other_edits": own.get(m.source, edits), **_verdicts(report, alone),
+                   **((split or {}).get(m.source, {})),
+                   **({"why": report["through_callers"]} if "through_callers" in report else {})}
+                  for m, entry in zip(group, entries)]
         check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report}
         return check, listed, {method: (first.source, report["verdict"]) for method, _ in together}
 
@@ -217,6 +226,12 @@ def _call_edits(move: Move, moves: list[Move], after_root: Path) -> list[dict]:
     return out
 
 
+def _own_edits(name: str, edits: list[dict]) -> list[dict]:
+    """Of a component group's edits, those of the moved method `name`: in its own body, of a
+    global it reads, or of no one method."""
+    return [e for e in edits if e.get("method", name) == name and name in e.get("read_by", [name])]
+
+
 def _is_preset(move: Move) -> bool:
     return (move.origin.class_name, move.origin.name) == PRESET_METHOD and move.origin.rel == RUNNER_PATH
 
@@ -231,9 +246,12 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         # a mixin's methods: the user before runs them as it inherits them
         bases = (first.origin.class_name,) if owner != first.origin.class_name else ()
         renames = tuple((m.destination.name, m.origin.name) for m in group if m.destination.name != m.origin.name)
+        moved_file = owner == first.origin.class_name and owner_rel != first.origin.rel  # the class moved with it
         subject = Component(owner, first.attr, owner_rel, tuple(m.destination.name for m in group), bases, together,
-                            renames)
-        versions = [subject.load(layout.find_root(Path(path), owner_rel).root, label) for label, path in trees]
+                            renames, first.origin.rel if moved_file else None)
+        sides = (subject.before(), subject)
+        versions = [side.load(layout.find_root(Path(path), side.owner_rel).root, label)
+                    for side, (label, path) in zip(sides, trees)]
         return check(versions, [(versions[0], versions[1])], subject, mutants).to_json()
     from equivalence.engine.check import Method, Unloaded, check
     from equivalence.engine.load.version import CouldNotImport

@@ -175,6 +175,9 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
             continue
         before_file = str(static.get("before", "")).split(":")[0]
         after_file = str(static.get("after", "")).split(":")[0]
+        # a component's static check: each moved method where it is ("file:line name; ...")
+        files = [{w.rpartition(" ")[2]: w.split(":")[0] for w in str(static.get(side, "")).split("; ")}
+                 for side in ("before", "after")]
         for r in static.get("residuals", []):
             if r.get("explained") or (sources_listed and r.get("kind") == "mapping-mismatch"):
                 continue
@@ -185,21 +188,47 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
                    for pattern, statement in through):
                 continue
             what = WORDS.get(r["kind"], r["kind"])
-            if before == after:
+            method = r.get("method")
+            docstring = _docstring_only(before) and _docstring_only(after)
+            if docstring:
+                what = "docstring " + {"added": "added", "removed": "removed"}.get(r["kind"], "changed") + \
+                    " (not behaviour)"
+            elif before == after:
                 what += (f": `{_short(before)}` reads the same, but where the code now is, its names stand for other "
                          f"objects (`self` is the new home)")
             else:
                 what += ": " + " → ".join(f"`{_short(x)}`" if x else "nothing" for x in (before, after))
-            out.append({"file": after_file if r.get("after_line") else before_file,
+            b_file, a_file = (files[0].get(method, before_file), files[1].get(method, after_file)) if method \
+                else (before_file, after_file)
+            out.append({"file": a_file if r.get("after_line") else b_file,
                         "line": r.get("after_line") or r.get("before_line"),
-                        "before": f"{before_file}:{r['before_line']}" if r.get("before_line") else None,
-                        "what": what})
+                        "before": f"{b_file}:{r['before_line']}" if r.get("before_line") else None,
+                        "what": what, **({"method": method} if method else {}),
+                        **({"docstring": True} if docstring else {})})
         for c in static.get("constants", []):
             if not c.get("equal") and c["name"] not in view_functions:
-                out.append({"file": after_file, "line": None, "before": None,
+                lines = c.get("lines") or {}
+                readers = c.get("read_by") or []
+                out.append({"file": files[1].get(readers[0], after_file) if readers else after_file,
+                            "line": (lines.get("after") or [None])[0],
+                            "before": f"{before_file}:{lines['before'][0]}" if lines.get("before") else None,
                             "what": f"module global `{c['name']}` changed: `{_short(str(c.get('before')))}` → "
-                                    f"`{_short(str(c.get('after')))}`"})
+                                    f"`{_short(str(c.get('after')))}`",
+                            **({"read_by": c["read_by"]} if c.get("read_by") else {})})
     return out
+
+
+def _docstring_only(code: str) -> bool:
+    """Whether `code` is nothing or a lone string literal (a docstring: not behaviour unless
+    `__doc__` is read)."""
+    if not code:
+        return True
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and isinstance(body[0].value.value, str)
 
 
 def _short(code: str) -> str:

@@ -36,10 +36,11 @@ class ConstantCheck:
     equal: bool
     lines: dict[str, list[int]] = field(default_factory=dict)  # "before"/"after" -> [first, last]
     detail: str = ""  # how it compared, or its first differing entry
+    read_by: tuple[str, ...] = ()  # a component's: the moved methods reading it
 
     def to_json(self) -> dict:
         return {"name": self.name, "before": self.before, "after": self.after, "equal": self.equal,
-                "lines": self.lines, "detail": self.detail}
+                "lines": self.lines, "detail": self.detail, **({"read_by": list(self.read_by)} if self.read_by else {})}
 
 
 @dataclass

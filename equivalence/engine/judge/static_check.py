@@ -64,6 +64,7 @@ class Residual:
     after: str  # its source in AFTER ("" if removed)
     after_mapped: str = ""  # the AFTER statement in the old method's terms
     note: str = ""
+    method: str = ""  # a component's: the moved method whose body it is in
 
     @property
     def explained(self) -> bool:
@@ -79,7 +80,8 @@ class Residual:
     def to_json(self) -> dict:
         return {"kind": self.kind, "before_line": self.before_line, "after_line": self.after_line,
                 "before": self.before, "after": self.after, "after_mapped": self.after_mapped, "note": self.note,
-                "explained": self.explained, "classification": self.classification}
+                "explained": self.explained, "classification": self.classification,
+                **({"method": self.method} if self.method else {})}
 
 
 @dataclass
@@ -98,7 +100,7 @@ class StaticReport:
     @classmethod
     def from_json(cls, data: dict) -> "StaticReport":
         """The report back from `to_json` (reports are rendered from their JSON)."""
-        fields = ("kind", "before_line", "after_line", "before", "after", "after_mapped", "note")
+        fields = ("kind", "before_line", "after_line", "before", "after", "after_mapped", "note", "method")
         return cls(data["before"], data["after"], [MapEntry(**e) for e in data["map"]],
                    [Residual(**{k: r[k] for k in fields if k in r}) for r in data["residuals"]],
                    [ConstantCheck(**c) for c in data["constants"]], data["dropped_return"])
