@@ -56,7 +56,13 @@ def test_armed_stub_is_not_truthy_and_names_itself():
     scope = StubScope("t")
     stub = StubValue("sglang.srt.utils.is_hip", scope)
     assert not bool(stub)  # while importing: falsy, never truthy
-    assert stub(lambda: 1).__class__.__name__ == "function"  # decorator pass-through
+    def decorated():
+        return 1
+
+    assert stub(decorated) is decorated  # decorator pass-through
+    # a decorator factory given a predicate: `@register(lambda arch: ...)` keeps the def it decorates
+    predicate = lambda arch: "Llama" in arch  # noqa: E731
+    assert stub(predicate) is not predicate and stub(predicate)(decorated) is decorated
     scope.armed = True
     for use in (bool, lambda s: s(), lambda s: s == 1, lambda s: s.x, lambda s: list(s), hash, str):
         with pytest.raises(StubTouched, match="sglang.srt.utils.is_hip"):

@@ -10,7 +10,9 @@ Import-time rules, each chosen so that import succeeds without guessing a real a
 - `bool(stub)` is False while importing (so `if _is_npu:` skips platform set-up);
   armed, it raises.
 - calling a stub with a single function or class returns that argument unchanged (a stubbed
-  decorator keeps the real method); any other call returns a new stub.
+  decorator keeps the real method); any other call returns a new stub, a call with a lambda too
+  (a decorator factory given a predicate, `@register(lambda arch: ...)`: the stub it returns then
+  keeps the decorated function).
 - a stub used as a class base contributes a `StubBase` class (see `__mro_entries__`), which
   takes the class keywords the real base would (`class C(msgspec.Struct, frozen=True)`).
 """
@@ -115,7 +117,8 @@ class StubValue:
 
     def __call__(self, *args, **kwargs):
         _guard(self, "call")
-        if len(args) == 1 and not kwargs and isinstance(args[0], (type, types.FunctionType)):
+        if len(args) == 1 and not kwargs and isinstance(args[0], (type, types.FunctionType)) \
+                and getattr(args[0], "__name__", "") != "<lambda>":  # `@` decorates a def or class, never a lambda
             return args[0]
         return _child(self)
 
