@@ -61,6 +61,7 @@ def test_a_run_that_never_ends_in_practice_is_stopped_and_leaves_the_move_unprov
     cut = [d for p in report["pairs"] for d in p["not_modelled"]]
     assert cut and all(time_limit.CUT in d["before"]["not_modelled"] + d["after"]["not_modelled"] for d in cut)
     assert "allowed to one run and was stopped" in md.read_text()
+    assert "allowed to one run and was stopped" in move["why"]  # the JSON says why too
 
 
 LOOPING_BEFORE = '''\

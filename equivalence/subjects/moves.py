@@ -18,9 +18,11 @@ from equivalence.subjects.registration import Options, Registration, option
 from pysource import layout
 from equivalence.subjects.moves_attribution import attribute
 from equivalence.subjects.moves_callers import NotMapped, delegation
+from equivalence.subjects.moves_report import why_not_proven
 from equivalence.subjects.moves_edits import body_edits, default_edits, source_edits, undo, undo_views, view_edits
 from pysource.moves import Move, find_moves
 
+NOT_PROVEN = ("inconclusive", "could not run")
 NO_CALL_IN_CLASS = "calls it only from other modules"  # pysource.extraction's answer when the class calls it nowhere
 
 PRESET_METHOD = ("ModelRunner", "configure_kv_cache_dtype")
@@ -159,10 +161,13 @@ class MovesSubject(Subject):
         own = {m.source: _own_edits(m.destination.name, in_bodies) + at_calls[m.source] for m in group} \
             if kind == "component" else {}
         split = attribute(report, group, own) if own else None
-        listed = [{**entry, "other_edits": own.get(m.source, edits), **_verdicts(report, alone),
-                   **((split or {}).get(m.source, {})),
-                   **({"why": report["through_callers"]} if "through_callers" in report else {})}
-                  for m, entry in zip(group, entries)]
+        listed = []
+        for m, entry in zip(group, entries):
+            verdict = {**_verdicts(report, alone), **(split or {}).get(m.source, {})}
+            why = report.get("through_callers", "")
+            if verdict["verdict"] in NOT_PROVEN and m.source not in (split or {}):  # the reason first, in words
+                why = why_not_proven(report) + (f" ({why})" if why else "")
+            listed.append({**entry, "other_edits": own.get(m.source, edits), **verdict, **({"why": why} if why else {})})
         check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report}
         return check, listed, {method: (first.source, report["verdict"]) for method, _ in together}
 
