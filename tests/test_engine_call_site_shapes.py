@@ -1,7 +1,7 @@
 """Call sites the harness compiles on their own (found by a sweep of 0.5.23's Scheduler: the call
 of `can_schedule_lora_req` is `if ... not self.can_schedule_lora_req(req, loras): continue`
 inside the method's loop): one that leaves its method's loop runs in one pass of a loop of its
-own; one that awaits is refused with a message, never a traceback."""
+own; one that awaits runs as a coroutine stepped to its end."""
 
 from __future__ import annotations
 
@@ -71,11 +71,25 @@ def test_whether_the_call_site_continues_its_loop_is_observed(tmp_path, capsys):
     assert "divergent" in capsys.readouterr().out
 
 
-def test_a_call_site_that_awaits_is_refused_naming_its_line(tmp_path, capsys):
+def test_a_call_site_that_awaits_is_run_to_its_end_and_proven(tmp_path, capsys):
+    # the entry is a coroutine function stepped to its end (no event loop): the method's
+    # branches all run, and an edit of the method is told apart
     root = tree(tmp_path / "t", AWAITS)
-    assert main(["--method", "Probe.clamp", str(root), str(root)]) == 2
-    err = capsys.readouterr().err
-    assert "probe.py:9: the call site awaits" in err and "Traceback" not in err
+    assert main(["--method", "Probe.clamp", str(root), str(root)]) == 0
+    assert "branches before 2/2 after 2/2" in capsys.readouterr().out
+    after = tree(tmp_path / "after", AWAITS.replace("if n > self.limit:", "if n >= self.limit:"))
+    assert main(["--method", "Probe.clamp", str(root), str(after)]) == 1
+
+
+def test_an_async_method_called_directly_is_driven_and_its_result_compared(tmp_path, capsys):
+    probe = AWAITS.replace("await asyncio.sleep(self.clamp(n))", "await asyncio.sleep(0)\n"
+                           "            return n if n < self.limit else self.limit")
+    root = tree(tmp_path / "t", probe)
+    assert main(["--method", "Probe.handle", str(root), str(root)]) == 0
+    assert "branches before 2/2 after 2/2" in capsys.readouterr().out
+    after = tree(tmp_path / "after", probe.replace("n < self.limit", "n <= self.limit + 1"))
+    assert main(["--method", "Probe.handle", str(root), str(after)]) == 1
+    assert "different-return" in capsys.readouterr().out
 
 
 SETS_ENV = '''\

@@ -681,3 +681,25 @@ def test_a_component_group_s_difference_is_told_to_the_move_it_concerns_when_the
     assert [e["what"] for e in moves["Engine.summary"]["other_edits"]] == []
     assert any("`KEEP`" in e["what"] and e["file"] == "sglang/srt/stats.py" and e["line"] == 1
                for e in moves["Engine.record"]["other_edits"])
+
+
+def test_an_async_method_moved_into_a_component_is_run_to_its_end(tmp_path):
+    # an async method's call gives a coroutine: the check runs it to its end and compares what it
+    # returns (comparing the coroutines would find any two bodies alike)
+    def asynced(root: Path, rel: str, old: str = "", new: str = "") -> Path:
+        path = root / rel
+        path.write_text(path.read_text().replace("    def summary(self):", "    async def summary(self):")
+                        .replace(old, new))
+        return root
+
+    before = asynced(shutil.copytree(BEFORE, tmp_path / "before"), "sglang/srt/engine.py")
+    after = asynced(shutil.copytree(MOVES / "after_component", tmp_path / "after"), "sglang/srt/stats.py")
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert {m["from"]: m["verdict"] for m in report["moves"]} == {"Engine.record": "equivalent",
+                                                                  "Engine.summary": "equivalent"}
+    edited = asynced(shutil.copytree(MOVES / "after_component", tmp_path / "edited"), "sglang/srt/stats.py",
+                     "sum(values) / len(values)", "max(values)")
+    assert main([str(before), str(edited), "--json", str(out)]) == 1
+    assert {m["from"]: m["verdict"] for m in json.loads(out.read_text())["moves"]}["Engine.summary"] == "divergent"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import builtins
 
 from equivalence.component.version import Prepared
+from equivalence.engine.run.awaited import settled
 from equivalence.engine.load.declared import DeclaredKeys
 from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
@@ -189,7 +190,7 @@ class Session:
                 None
         args, kwargs = self.signatures[method].arguments(world)
         try:
-            return None, canon(target(*args, **kwargs))
+            return None, canon(settled(target(*args, **kwargs)))
         except StubTouched:
             raise
         except Exception as e:  # noqa: BLE001

@@ -30,6 +30,7 @@ from equivalence.engine.load.inputs import Inputs, derive
 from pysource.extraction import Extraction, LocateError, locate
 from pysource.names import attribute_chain
 from pysource.modules import module_name
+from equivalence.engine.run.awaited import driven
 from equivalence.engine.load.stubs import PrivateModules, StubModule, StubScope, is_stub
 
 ENTRY = "__equivalence_entry__"
@@ -175,7 +176,7 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
     scope.armed = True
     cls = _the_class(modules[source_rel], ext)
     entry, entry_args, entry_defaults, site_node = _compile_entry(ext, modules[source_rel])
-    units = [Unit("call site", entry.__code__, site_node, source_rel)] if ext.call_sites else []
+    units = [Unit("call site", getattr(entry, "__wrapped__", entry).__code__, site_node, source_rel)] if ext.call_sites else []
     units += _method_units(ext, cls, modules)
     local = [(source_rel, site_node, {*entry_args, PASSED})] + [(u.rel, u.node, set()) for u in units if u.role != "call site"]
     try:
@@ -308,11 +309,8 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
             raise LoadError(f"{ext.files.path(ext.source_rel)}:{ext.class_node.lineno}: nothing in {ext.class_name} "
                             f"calls {ext.method_name}, and it is no method of the class to call directly")
         body, args = _direct_call(ext)
-    awaited = next((n for s in body for n in ast.walk(s) if isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith))), None)
-    if awaited is not None:
-        raise LoadError(f"{ext.files.path(ext.source_rel)}:{awaited.lineno}: the call site awaits "
-                        f"(`{ast.unparse(awaited)[:80]}`, in an async method): the harness runs call sites "
-                        "synchronously, so this extraction is not checked")
+    # a call site in an async method (`await self.m(...)`): the entry is a coroutine function, driven to its end
+    awaits = any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in body for n in ast.walk(s))
     if _leaves_an_enclosing_loop(body):  # `... : continue` inside the method's loop: the entry's one pass ends
         body = _one_pass(body, module)
     live = _live_out(ext, body) if ext.call_sites else []
@@ -323,7 +321,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
             end_col_offset=0)]
         ast.fix_missing_locations(body[-1])
         module.__dict__[FELL_THROUGH] = FELL_THROUGH_MARK
-    fn = ast.FunctionDef(
+    fn = (ast.AsyncFunctionDef if awaits else ast.FunctionDef)(
         name=ENTRY,
         args=ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in ["self", *args, *([PASSED] if defaults else [])]],
                            kwonlyargs=[],
@@ -337,7 +335,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
     namespace: dict = {}
     code = compile(ast.Module(body=[fn], type_ignores=[]), ext.files.path(ext.source_rel), "exec")
     exec(code, module.__dict__, namespace)
-    entry = namespace[ENTRY]
+    entry = driven(namespace[ENTRY]) if awaits else namespace[ENTRY]
     entry.live_out = live
     return entry, args, defaults, ast.Module(body=body[:-1] if live else body, type_ignores=[])
 
@@ -348,7 +346,8 @@ def _direct_call(ext: Extraction) -> tuple[list[ast.stmt], list[str]]:
     positional = [a.arg for a in params.posonlyargs + params.args][_bound(ext):]
     keywords = [a.arg for a in params.kwonlyargs]
     call = ", ".join(positional + [f"{k}={k}" for k in keywords])
-    body = ast.parse(f"return self.{ext.method_name}" + ("" if ext.is_property else f"({call})")).body
+    awaited = "await " if isinstance(ext.method, ast.AsyncFunctionDef) else ""  # an async method's coroutine run
+    body = ast.parse(f"return {awaited}self.{ext.method_name}" + ("" if ext.is_property else f"({call})")).body
     return ast.increment_lineno(ast.Module(body=body, type_ignores=[]), ext.method.lineno - 1).body, positional + keywords
 
 
@@ -367,11 +366,13 @@ def _direct_entry(ext: Extraction, module: types.ModuleType) -> tuple[types.Func
     defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
     params = {p.arg: default_options(defaults[p.arg]) if p.arg in defaults else None for p in named}
     called = "" if ext.is_property else f"(**{PASSED})"  # a property is read
-    body = ast.parse(f"def {ENTRY}(self, {PASSED}):\n    return self.{ext.method_name}{called}")
+    is_async = isinstance(ext.method, ast.AsyncFunctionDef)
+    body = ast.parse(f"{'async ' if is_async else ''}def {ENTRY}(self, {PASSED}):\n"
+                     f"    return {'await ' if is_async else ''}self.{ext.method_name}{called}")
     ast.increment_lineno(body, ext.method.lineno - 1)
     namespace: dict = {}
     exec(compile(body, ext.files.path(ext.source_rel), "exec"), module.__dict__, namespace)
-    return namespace[ENTRY], params
+    return (driven(namespace[ENTRY]) if is_async else namespace[ENTRY]), params
 
 
 def _calls_on_some_paths(ext: Extraction) -> bool:

@@ -170,6 +170,18 @@ class StandIn:
         except Absent:  # a call result is never "absent": treat as None
             return None
 
+    def __await__(self):
+        # awaited (`await client.fetch(...)`, the result of a call the world answers): the value
+        # the await gives is an input of its own, as a call's result is
+        w, key = _w(self), _k(self)
+        w.touched.add(key)
+        try:
+            result = w.value(f"await {key}")
+        except Absent:
+            result = None
+        return result
+        yield  # a generator: `await` takes its return value, no event loop is needed
+
     def __getitem__(self, item):
         try:
             return self._standin_child(f"{_k(self)}[{canon(item)!r}]")
