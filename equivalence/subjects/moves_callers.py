@@ -48,7 +48,7 @@ class Delegation:
 
 def delegation(move: Move, after_root: Path) -> Delegation:
     origin, dest = move.origin, move.destination
-    mapping = _mapping(origin.node, dest.node)
+    mapping = _mapping(origin.node, dest.node, origin.class_name)
     path = after_root / origin.rel
     text = path.read_text(encoding="utf-8")
     tree = parsing.parse(text, str(path))
@@ -76,7 +76,7 @@ def delegation(move: Move, after_root: Path) -> Delegation:
     return Delegation({origin.rel: text}, mapping, _callers(after_root, dest))
 
 
-def _mapping(old: ast.FunctionDef, new: ast.FunctionDef) -> dict[str, str]:
+def _mapping(old: ast.FunctionDef, new: ast.FunctionDef, class_name: str = "") -> dict[str, str]:
     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in old.decorator_list)
     me = old.args.args[0].arg if old.args.args and not static else "self"
     old_params = {a.arg for a in (*old.args.args[0 if static else 1:], *old.args.kwonlyargs)}
@@ -107,8 +107,11 @@ def _mapping(old: ast.FunctionDef, new: ast.FunctionDef) -> dict[str, str]:
             out[p] = aligned[p]  # where the new body reads it, the old one read this (`self.server_args.nnodes`)
         else:
             unmapped.append(p)
-    if len(unmapped) == 1 and "self" not in out.values() and _used_as_object(new, unmapped[0]):
-        out[unmapped[0]] = "self"  # the one parameter left, used as an object: the instance (`cfg = view(p)`)
+    if len(unmapped) == 1 and "self" not in out.values() and (
+            _used_as_object(new, unmapped[0]) or _names_the_class(params + new.args.kwonlyargs, unmapped[0], class_name)):
+        # the one parameter left, used as an object (`cfg = view(p)`) or named for the class (`server_args:
+        # ServerArgs`, whose old body only wrote to self, or passed it on): the instance
+        out[unmapped[0]] = "self"
     elif unmapped:
         raise NotMapped(f"parameter {unmapped[0]!r} of {new.name} stands for nothing {old.name} had (not one of its "
                         f"parameters, not an attribute it read of {me}, not read where the old body read an attribute of {me})")
@@ -216,6 +219,17 @@ def _used_as_object(fn: ast.FunctionDef, name: str) -> bool:
             holders.add(node.targets[0].id)
     return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in holders
                for n in ast.walk(fn))
+
+
+def _names_the_class(params: list[ast.arg], name: str, class_name: str) -> bool:
+    """Whether parameter `name` is the class's name in snake case (`server_args` for ServerArgs),
+    or annotated with the class."""
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", class_name).lower()
+    arg = next((a for a in params if a.arg == name), None)
+    annotated = arg is not None and arg.annotation is not None and class_name in {
+        n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else
+        n.value if isinstance(n, ast.Constant) else None for n in ast.walk(arg.annotation)}
+    return bool(class_name) and (name == snake or annotated)
 
 
 def _methods_called(fn: ast.FunctionDef, me: str) -> set[str]:

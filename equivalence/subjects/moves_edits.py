@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from equivalence.engine.judge.module_globals import NEW_DEF
 from pysource import parsing
 
 
@@ -206,6 +207,10 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
                         "what": what, **({"method": method} if method else {}),
                         **({"docstring": True} if docstring else {})})
         for c in static.get("constants", []):
+            if c.get("equal") and c.get("detail") == NEW_DEF:
+                lines = c.get("lines") or {}
+                out.append({"file": after_file, "line": (lines.get("after") or [None])[0], "before": None,
+                            "what": f"new `{c['name']}` the moved code calls (run for real in the checks)"})
             if not c.get("equal") and c["name"] not in view_functions:
                 lines = c.get("lines") or {}
                 readers = c.get("read_by") or []

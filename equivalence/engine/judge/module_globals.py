@@ -2,7 +2,8 @@
 method lived in (BEFORE) and the module the function lives in (AFTER).
 
 Each global the AFTER function reads and its module binds is compared with its binding in the
-BEFORE module, and so, in turn, is every global those bindings read (`_is_hip = is_hip()` brings
+BEFORE module (a function or class the AFTER module defines, new in the change, is code the runs
+execute for real: not a changed global, said as new), and so, in turn, is every global those bindings read (`_is_hip = is_hip()` brings
 `is_hip`). An import is compared by the qualified name of the object it imports (relative and
 star imports followed); a def or class by the object's qualified name, else structurally; an
 assignment structurally, a literal container entry by entry (the first differing entry is named).
@@ -25,6 +26,7 @@ from pysource.checkout import Checkout
 from pysource.modules import import_bindings, module_level_statements, module_name, source_segment
 
 EXPAND_DEPTH = 2
+NEW_DEF = "new in this change, defined beside the moved code: it runs for real, so the runs judge what it does"
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -128,7 +130,10 @@ def compare_constants(before_tree: Checkout, before_rel: str, after_tree: Checko
         a_stmts, b_stmts = after.bindings(name, name in names), before.bindings(name, name in names)
         check = ConstantCheck(name, before.source(b_stmts), after.source(a_stmts), False,
                               {k: [s[0].lineno, s[-1].end_lineno] for k, s in (("before", b_stmts), ("after", a_stmts)) if s})
-        if not a_stmts or not b_stmts:
+        if not b_stmts and a_stmts and all(isinstance(s, DEFS) for s in a_stmts) \
+                and before.object_name(name, b_stmts) is None and not _defined_before(before_tree, after_rel, name):
+            check.equal, check.detail = True, NEW_DEF  # its code is the after version's own: the runs judge it
+        elif not a_stmts or not b_stmts:
             b_q, a_q = before.object_name(name, b_stmts), after.object_name(name, a_stmts)
             check.equal = a_q is not None and a_q == b_q
             check.detail = (f"the same object: {a_q}" if check.equal else
@@ -155,6 +160,12 @@ def compare_constants(before_tree: Checkout, before_rel: str, after_tree: Checko
             todo += sorted(set().union(*(r[2] for r in results)) - seen)
         out.append(check)
     return out
+
+
+def _defined_before(tree: Checkout, rel: str, name: str) -> bool:
+    """Whether the BEFORE tree's version of the module `rel` defines `name` (then it is no new code)."""
+    return tree.exists(rel) and any(isinstance(s, DEFS) and s.name == name
+                                    for s in module_level_statements(tree.parse(rel).body))
 
 
 def _plain_imports(stmts: list[ast.stmt], name: str) -> set[str]:
