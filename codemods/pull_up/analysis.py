@@ -149,7 +149,7 @@ class Reads:
                 m = meaning(self.checkout, src.tree, src.module, src.package, name)
                 if m.dotted is None:
                     self.problems.append(Location(src.path, line, f"{what} reads {name}, which cannot be told the "
-                                                                  f"same in {self._rel(self.base.path)}: {m.why}"))
+                                                                  f"same elsewhere: in {self._rel(src.path)}, {m.why}"))
                     bad = True
                     continue
                 seen.setdefault(m.dotted, (src, line, what, m))
@@ -390,7 +390,7 @@ def analyse_members(family: Family, states: list[MemberState], sources: dict[Pat
         holders = set(s.copies)
         for line, attr in super_attributes(fn0)[0]:
             _check_super(family, set(pulled), attr, templates[s.name], s.name, line, holders, problems)
-        _check_lookups(family, set(pulled), s.name, calls_itself, problems)
+        _check_lookups(family, set(pulled), s.name, calls_itself, {c.qualname for c in s.lacking}, problems)
     if any(s.name in replaces for s in todo):
         notes += [f"{base.name}.{m} (line {functions(base.node, m)[0].lineno}) is replaced by the subclasses' copy: "
                   f"nothing reaches it" for m in replaces]
@@ -447,10 +447,13 @@ def _chain(family: Family, line: list[str], name: str, pulled: set[str], after: 
     return out
 
 
-def _check_lookups(family: Family, pulled: set[str], name: str, calls_itself: bool,
+def _check_lookups(family: Family, pulled: set[str], name: str, calls_itself: bool, lacking: set[str],
                    problems: list[Location]) -> None:
-    """Looking `name` up on every subclass, and following super() from there, reaches the same code."""
+    """Looking `name` up on every subclass, and following super() from there, reaches the same code
+    (a direct subclass lacking the member is refused on its own)."""
     for c in family.subclasses:
+        if c.qualname in lacking:
+            continue
         line = family.mro(c.qualname)
         if line is None:
             continue

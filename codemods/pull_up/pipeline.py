@@ -82,10 +82,8 @@ def _sub_inits(family: Family, sources: _Sources, problems: list[Location]) -> O
             return None
         at, lines = analysis.super_init_at(init)
         if at is None:
-            problems.append(Location(c.path, lines[1] if len(lines) > 1 else init.lineno,
-                                     f"{c.name}.__init__ calls super().__init__(...) {len(lines)} time(s), not once "
-                                     f"as a statement of its body" if lines else
-                                     f"{c.name}.__init__ does not call super().__init__(...)"))
+            problems.append(Location(c.path, lines[1] if len(lines) > 1 else lines[0] if lines else init.lineno,
+                                     f"{c.name}.__init__ {_calls(lines)}: no place is right after it"))
             continue
         src = sources[c.path]
         module = parse(c.path, src.text)
@@ -149,6 +147,15 @@ def run(ctx: Context, spec: PullUpSpec, steps: Optional[range] = None) -> Plan:
     return plan
 
 
+def _calls(lines: list[int]) -> str:
+    """How an __init__ calls super().__init__(...) when not once at its body's top level."""
+    if not lines:
+        return "does not call super().__init__(...)"
+    if len(lines) == 1:
+        return "calls super().__init__(...) inside a block, not as a statement of its body's top level"
+    return f"calls super().__init__(...) {len(lines)} times"
+
+
 def _unique(problems: list[Location]) -> list[Location]:
     return list({(p.path, p.line, p.what): p for p in problems}.values())
 
@@ -193,10 +200,9 @@ def _tail(ctx: Context, family: Family, subs: Optional[list[SubInit]], taken: li
         if fn is not None and c not in family.direct:
             at, lines = analysis.super_init_at(fn)
             if at is None:
-                problems.append(Location(c.path, fn.lineno, f"{c.name}.__init__ calls super().__init__(...) "
-                                                            f"{len(lines)} time(s), not once as a statement of its "
-                                                            f"body: the pulled-up statements would run "
-                                                            f"otherwise"))
+                problems.append(Location(c.path, lines[1] if len(lines) > 1 else lines[0] if lines else fn.lineno,
+                                         f"{c.name}.__init__ {_calls(lines)}: the pulled-up statements would run "
+                                         f"otherwise than before"))
     # between each direct subclass and BASE, no class defines __init__; one direct subclass per order
     direct = {c.qualname: c for c in family.direct}
     for c in family.subclasses:

@@ -11,6 +11,7 @@ import libcst as cst
 from codemods.core.render import Renderer
 from codemods.core.runner import Tree
 from codemods.syntax.import_placement import add_import
+from codemods.syntax.import_statements import is_import_line
 from codemods.syntax.nodes import code, parse, top_class
 
 Edit = Callable[[cst.ClassDef], cst.ClassDef]
@@ -44,6 +45,26 @@ def blank_above(node: cst.CSTNode, blanks: int = 1) -> cst.CSTNode:
     return node.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * blanks + comments)
 
 
+def _spaced_after_imports(module: cst.Module) -> cst.Module:
+    """Two blank lines between the last import and a class or def right after it (an import placed
+    into a module that had none sits right above it)."""
+    body = list(module.body)
+    last = max((i for i, s in enumerate(body) if is_import_line(s)), default=None)
+    if last is None or last + 1 >= len(body) or not isinstance(body[last + 1], (cst.ClassDef, cst.FunctionDef)):
+        return module
+    nxt = body[last + 1]
+    blanks = 0
+    for line in nxt.leading_lines:
+        if line.comment is not None:
+            break
+        blanks += 1
+    if blanks >= 2:
+        return module
+    body[last + 1] = nxt.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * (2 - blanks)
+                                      + list(nxt.leading_lines))
+    return module.with_changes(body=body)
+
+
 def apply(tree: Tree, render: Callable[[cst.Module], str], edits: Mapping[Path, Mapping[str, Edit]],
           imports: Mapping[Path, list[cst.SimpleStatementLine]], style, package_of: Callable[[Path], str]
           ) -> tuple[cst.Module, dict[Path, str], dict[Path, Optional[str]]]:
@@ -60,6 +81,8 @@ def apply(tree: Tree, render: Callable[[cst.Module], str], edits: Mapping[Path, 
         new = edit_classes(mod, path, edits.get(path, {}))
         for line in imports.get(path, []):
             new = add_import(new, line, style, package_of(path))
+        if imports.get(path):
+            new = _spaced_after_imports(new)
         if same:
             module = new
         else:
