@@ -78,7 +78,8 @@ class PullUp(Kind[PullUpSpec]):
                             "super().__init__(...)")
         p.add_argument("--source", metavar="FILE", help="the file defining BASE, relative to the folder holding the "
                                                         "package (default: the one file that does)")
-        p.set_defaults(steps=None)
+        self.add_steps(p, "contiguous range of steps to run (default: those --members and --init-tail ask for that "
+                          "the tree lacks); each step needs its option")
 
     def spec(self, args: argparse.Namespace) -> PullUpSpec:
         module, cls = args.base

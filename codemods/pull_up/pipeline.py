@@ -111,8 +111,18 @@ def run(ctx: Context, spec: PullUpSpec, steps: Optional[range] = None) -> Plan:
     src, family, sources = open_family(ctx, spec)
     base = family.base
     reading, states, subs, taken, tail_notes = read_tree(ctx, spec, family, sources)
-    asked = steps if steps is not None else spec.steps
-    todo = [n for n in asked if not STEPS[n].done(reading)] if steps is None else list(asked)
+    asked = spec.steps
+    if steps is not None:
+        STEPS.check(steps)
+        for n in steps:
+            if n not in asked:
+                raise BadInput(f"--steps {n}: step {n} needs {'--members' if n == 1 else '--init-tail'}")
+        asked = steps
+    todo = [n for n in asked if not STEPS[n].done(reading)]
+    if steps is not None and todo and todo != list(asked):
+        done = [n for n in asked if n not in todo]
+        raise BadInput(f"step {done[0]} is already applied here; run --steps {todo[0]}", base.path,
+                       base.node.lineno)
     if not todo:
         what = []
         if 1 in asked:
@@ -132,7 +142,15 @@ def run(ctx: Context, spec: PullUpSpec, steps: Optional[range] = None) -> Plan:
     attributes = set(members.members if members else ()) | ({"__init__"} if tail else set())
     analysis.uses(ctx.checkout, family, attributes, problems)
     if problems:
-        raise Conflicts(_unique(problems))
+        said = []
+        if members is not None and members.members:
+            said.append(f"the members: {', '.join(members.members)}")
+        if tail is not None:
+            said.append(f"the statements every direct subclass runs after super().__init__(...): "
+                        f"{'; '.join(f'`{t}`' for t in tail.texts)}" + (f" ({'; '.join(tail.notes)})" if tail.notes
+                                                                       else ""))
+        raise Conflicts(_unique(problems), note=f"What would be pulled up into {base.name}: {'; '.join(said)}."
+                        if said else "")
     plan = Plan(root=ctx.root, shape="", originals={src.path: src.text})
     plan.messages.append(f"found {src.path} ({base.name} at line {base.node.lineno}) in {ctx.found.how}; "
                          f"{len(family.direct)} direct subclass(es), {len(family.subclasses)} in all")
