@@ -588,3 +588,58 @@ def test_0_5_22_the_senders_poll_goes_up_as_upstream_0_5_23(tmp_path):
     # the receivers share nothing after super().__init__(...) (MooncakeKVReceiver sets init_time before it)
     with pytest.raises(AlreadyApplied, match="share no statement"):
         refactor(root, PullUpSpec("CommonKVReceiver", (), init_tail=True))
+
+
+def test_subclasses_in_the_base_module_and_steps_that_need_their_option(tmp_path):
+    base = """\
+    import time
+
+
+    class Base:
+        def __init__(self, mgr):
+            self.mgr = mgr
+
+
+    class One(Base):
+        def __init__(self, mgr):
+            super().__init__(mgr)
+            self.t = time.time()
+
+        def poll(self):
+            return 1
+
+
+    class Two(Base):
+        def __init__(self, mgr):
+            super().__init__(mgr)
+            self.t = time.time()
+
+        def poll(self):
+            return 1
+    """
+    root = _tree(tmp_path, base=base)
+    with pytest.raises(BadInput, match="step 1 needs --members"):
+        refactor(root, PullUpSpec("Base", (), init_tail=True), steps=range(1, 2), format=False)
+    _apply(root, members="poll", init_tail=True)
+    assert _read(root, "base") == dedent("""\
+    import time
+
+
+    class Base:
+        def __init__(self, mgr):
+            self.mgr = mgr
+            self.t = time.time()
+
+        def poll(self):
+            return 1
+
+
+    class One(Base):
+        def __init__(self, mgr):
+            super().__init__(mgr)
+
+
+    class Two(Base):
+        def __init__(self, mgr):
+            super().__init__(mgr)
+    """)
