@@ -21,6 +21,7 @@ KINDS = {
     "extract_kv_dtype": "codemods.extract_kv_dtype.kind",
     "extract_component": "codemods.extract_component.kind",
     "extract_superclass": "codemods.extract_superclass.kind",
+    "pull_up": "codemods.pull_up.kind",
 }
 
 
