@@ -109,7 +109,10 @@ def json_value(v):
         return [json_value(x) for x in v]
     if isinstance(v, types.ModuleType):
         return f"<module {v.__name__}>"
-    return str(v)
+    try:
+        return str(v)
+    except Exception:  # noqa: BLE001  (a repr reading state the ended run no longer answers: a module of stand-ins)
+        return f"<{type(v).__qualname__} object>"
 
 
 PLAIN = (str, bool, int, float, type(None), bytes)

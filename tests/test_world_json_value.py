@@ -1,0 +1,21 @@
+"""A value the report writes (an event's argument, a returned object) whose repr fails once the run
+has ended, as a torch module built of stand-ins does: written as its type, never a harness crash
+(found on 0.5.19's GraniteMoeForCausalLM.load_weights: IndexError from the ended run's world)."""
+
+from __future__ import annotations
+
+from equivalence.engine.world.world import json_value
+
+
+class ReprNeedsTheRun:
+    def __repr__(self):
+        raise IndexError("list index out of range")
+
+
+def test_a_value_whose_repr_raises_is_written_as_its_type():
+    assert json_value([1, ("a", ReprNeedsTheRun())]) == [1, ["a", "<ReprNeedsTheRun object>"]]
+
+
+def test_plain_values_and_reprs_are_kept():
+    assert json_value([None, 2.5, "x"]) == [None, 2.5, "x"]
+    assert json_value({1}) == "{1}"
