@@ -430,6 +430,25 @@ def test_rebase_re_parents_a_subclass_and_the_checks_of_the_class(tmp_path):
     assert again.returncode == 5
 
 
+def test_rebase_rewrites_the_class_inside_a_union_or_a_nested_tuple(tmp_path):
+    # `isinstance(pool, TwoSidedSlotPool | int)`: left as it was, a re-parented SkewedSlotPool would
+    # no longer pass the check; it reads the base, as in a tuple, nested or not
+    root = tmp_path / "pool"
+    shutil.copytree(FIXTURE, root)
+    users = root / "sglang/srt/cache/users.py"
+    users.write_text(users.read_text().replace(
+        'return "two-sided" if isinstance(pool, TwoSidedSlotPool) else "other"',
+        'return "two-sided" if isinstance(pool, TwoSidedSlotPool | int) and isinstance(pool, (str, bytes | '
+        'TwoSidedSlotPool)) else "other"'))
+    before = subprocess.run([sys.executable, "-c", SERVE], cwd=root, capture_output=True, text=True, check=True)
+    run = _cli(str(root), *FIXTURE_ARGS, "--rebase", "SkewedSlotPool")
+    assert run.returncode == 0, run.stderr
+    text = users.read_text()
+    assert "isinstance(pool, TwoSidedBase | int)" in text and "isinstance(pool, (str, bytes | TwoSidedBase))" in text
+    after = subprocess.run([sys.executable, "-c", SERVE], cwd=root, capture_output=True, text=True, check=True)
+    assert after.stdout == before.stdout
+
+
 def test_rebase_refuses_a_subclass_that_inherits_what_the_class_keeps(tmp_path):
     root = tmp_path / "pool"
     shutil.copytree(FIXTURE, root)

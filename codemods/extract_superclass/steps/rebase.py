@@ -85,6 +85,8 @@ class _Rewrite(cst.CSTTransformer):
             return node.with_changes(value=self.base)
         if isinstance(node, cst.Tuple):
             return node.with_changes(elements=[e.with_changes(value=self._swap(e.value)) for e in node.elements])
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):  # `CLASS | Other`
+            return node.with_changes(left=self._swap(node.left), right=self._swap(node.right))
         return node
 
     def leave_ClassDef(self, original, updated):
@@ -168,7 +170,12 @@ def rewrite_file(path: Path, text: str, run: SuperclassRun, subs: set[str], defi
 
 
 def _elements(node: ast.expr) -> list[ast.expr]:
-    return list(node.elts) if isinstance(node, ast.Tuple) else [node]
+    """The classes a check's second argument names: through tuples and `|` unions, nested."""
+    if isinstance(node, ast.Tuple):
+        return [e for elt in node.elts for e in _elements(elt)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _elements(node.left) + _elements(node.right)
+    return [node]
 
 
 def _named(node: ast.expr) -> set[str]:
