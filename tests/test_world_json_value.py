@@ -19,3 +19,20 @@ def test_a_value_whose_repr_raises_is_written_as_its_type():
 def test_plain_values_and_reprs_are_kept():
     assert json_value([None, 2.5, "x"]) == [None, 2.5, "x"]
     assert json_value({1}) == "{1}"
+
+
+def test_a_bound_method_is_canonical_by_its_name_never_by_address():
+    from equivalence.engine.world.world import canon
+
+    class Owner:
+        def load(self):
+            return 1
+
+    class Component:
+        def load(self):
+            return 1
+
+    # the same method of the instance under test before and of its component after: alike
+    assert canon(Owner().load) == canon(Component().load) == "<bound method load>"
+    assert "0x" not in repr(canon([Owner().load]))
+    assert canon(Owner().load) != canon(Owner().__init__)

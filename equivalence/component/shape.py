@@ -59,6 +59,11 @@ class Shape:
         return tuple(dict.fromkeys(rel for rel, _ in self.inherited.values()))
 
     @property
+    def own_init(self) -> Optional[ast.FunctionDef]:
+        """The component's hand-written `__init__`, if any."""
+        return _own_init(self.component) if self.component is not None else None
+
+    @property
     def component_methods(self) -> dict[str, ast.FunctionDef]:
         if self.component is None:
             return {}

@@ -127,6 +127,9 @@ def prepare(v: Loaded, moved: set[str], state: set[str], real_inputs: dict | Non
         statements = [*statements, call]
     construct, args = _compile_construction(v, statements, extra) if statements else (None, [])
     local = [(u.rel, u.node, set()) for u in units]
+    own_init = shape.own_init
+    if own_init is not None:  # a hand-written `__init__` runs when the component is built: what it reads is an input
+        local.append((shape.component_rel, own_init, set()))
     if statements:
         local.append((rel, ast.Module(body=statements, type_ignores=[]), set(args) | {"self"}))
     trees = {r: shape.tree.parse(r) for r in v.modules}

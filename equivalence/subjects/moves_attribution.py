@@ -1,34 +1,41 @@
-"""The methods moved into one component are checked together (they share state); when that check
-finds a difference, each move gets the verdict of what concerns it, not the group's. A difference
-concerns a moved method when its body reads a module global bound differently, when a sequence
-showing a difference calls it or reaches its changed body, or when it calls (on its instance, or
-through its class) a method so concerned. A method no difference concerns is judged by its body:
-the same as the old one modulo the component's map (docstrings aside) is equivalent; changed is
-inconclusive (the runs showed no difference there, but a changed body is proven only by running
-every branch). A difference no changed body explains (the component's construction, its map)
-keeps the group's verdict for every move."""
+"""The methods moved into one component are checked together (they share state); each move then
+gets the verdict of what concerns it, not the group's. A difference concerns a moved method when
+its body reads a module global bound differently, when a sequence showing a difference calls it or
+reaches its changed body, or when it calls (on its instance, or through its class) a method so
+concerned. A method no difference concerns is equivalent when its body is the old one modulo the
+component's map (docstrings aside) and the runs reached every branch of it in both versions with
+nothing left unmodelled; inconclusive, in a group that diverged, when its body changed or was not
+run through (a changed body is proven only by running every branch, an unchanged one only by
+runs too: a field the owner rebinds after building the component is the map's to answer). A
+difference no changed body explains (the component's construction, its map) keeps the group's
+verdict for every move.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
 
 from pysource.moves import Move
 
 
 def attribute(report: dict, group: list[Move], edits: dict[str, list[dict]]) -> dict[str, dict] | None:
-    """Each move's verdict fields (by its `source`) when the group's check diverged and every
-    difference can be told to concern given methods; None to keep the group's verdict for all.
-    `edits`: each move's own other edits (by `source`)."""
+    """Each move's verdict fields (by its `source`) where they differ from the group's; None to
+    keep the group's verdict for all (a difference that cannot be placed). `edits`: each move's own
+    other edits (by `source`)."""
     pairs = report.get("pairs") or []
-    if report.get("verdict") != "divergent" or len(group) < 2 or len(pairs) != 1:
+    if len(group) < 2 or len(pairs) != 1:
         return None
+    pair, divergent = pairs[0], report.get("verdict") == "divergent"
     names = {m.destination.name: m for m in group}
     own = {name: [e for e in edits.get(m.source, []) if e.get("method") == name and not e.get("docstring")]
            for name, m in names.items()}
     calls = {name: _reached(m.destination.node, set(names)) for name, m in names.items()}
-    concerned = _concerned(pairs[0], lambda m: _changes_within(m, calls, own))
-    if concerned is None:
-        return None
+    concerned: dict[str, str] = {}
+    if divergent:
+        concerned = _concerned(pair, lambda m: _changes_within(m, calls, own))
+        if concerned is None:
+            return None
     grew = True
     while grew:  # a method calling a concerned one is concerned through it
         grew = False
@@ -37,21 +44,42 @@ def attribute(report: dict, group: list[Move], edits: dict[str, list[dict]]) -> 
             if name not in concerned and via:
                 concerned[name] = f"it calls `{via}`, which {concerned[via]}"
                 grew = True
+    # what the runs prove of a method: every branch of it run in both versions, nothing left unmodelled
+    settled = not pair.get("not_modelled") and not pair.get("budget_reached")
+    elsewhere = f"; the group's differences are in {_listed(concerned)}" if concerned else ""
     out = {}
     for name, move in names.items():
+        ran = settled and _ran_fully(pair, (move.origin.name, name))
         if name in concerned:
             out[move.source] = {"verdict": "divergent", "verdict_line": f"divergent: {concerned[name]}"}
-        elif own[name]:
+        elif own[name] and divergent:
             count = len(own[name])
             out[move.source] = {"verdict": "inconclusive", "verdict_line":
                                 f"inconclusive: its body changed ({count} edit{'s' if count != 1 else ''} "
-                                f"below) and no configuration showed a difference there; the group's differences "
-                                f"are in {_listed(concerned)}"}
-        else:
+                                f"below) and no configuration showed a difference there{elsewhere}"}
+        elif not own[name] and ran:
             out[move.source] = {"verdict": "equivalent", "verdict_line":
-                                f"equivalent: the moved body is the old one, modulo the component's map; the "
-                                f"group's differences are in {_listed(concerned)}"}
-    return out
+                                f"equivalent: the moved body is the old one, modulo the component's map, and the "
+                                f"runs reached every branch of it{elsewhere}"}
+        elif not own[name] and divergent:
+            out[move.source] = {"verdict": "inconclusive", "verdict_line":
+                                f"inconclusive: the moved body is the old one, modulo the component's map, but the "
+                                f"runs did not reach every branch of it{elsewhere}"}
+    return out or None
+
+
+def _ran_fully(pair: dict, names: tuple[str, ...]) -> bool:
+    """Whether the method (under any of `names`) was called in both versions with every branch of
+    it run."""
+    never = pair.get("could_not_run") or ""
+    if any(re.search(rf"\b(?:method|component|delegation|function) {re.escape(n)}\b", never) for n in names):
+        return False
+    for side in ("before", "after"):
+        units = [u for u in (pair.get("coverage") or {}).get(side, {}).get("units", [])
+                 if u["unit"].split(" ", 1)[-1] in names]
+        if any(u["hit"] < u["branches"] for u in units):  # (a method without branches has no unit)
+            return False
+    return True
 
 
 def _changes_within(name: str, calls: dict[str, set[str]], own: dict[str, list]) -> set[str]:

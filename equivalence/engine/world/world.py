@@ -172,6 +172,11 @@ def canon(v, depth: int = 0):
         return _local_function(v)
     if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, type)):
         return f"<{getattr(v, '__qualname__', type(v).__name__)}>"
+    if isinstance(v, types.MethodType):  # a bound method handed on (`pool.submit(self._load, ...)`): never by address
+        receiver = v.__self__
+        by_type = not is_standin(receiver) and key_of(receiver) is None and type(receiver).__repr__ is object.__repr__
+        # an object known only by its type (the instance under test, a component): its class may be what moved
+        return f"<bound method {v.__func__.__name__}" + ("" if by_type else f" of {canon(receiver, depth + 1)}") + ">"
     if type(v).__repr__ is object.__repr__:
         return f"<{type(v).__name__}>"
     try:
