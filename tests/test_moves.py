@@ -761,3 +761,23 @@ def test_a_hook_s_parameter_named_for_the_class_stands_for_the_instance_it_only_
     edited = {**WRITER_AFTER, "sglang/srt/env_hook.py": WRITER_AFTER["sglang/srt/env_hook.py"].replace(
         "setattr(target, name, value)", "setattr(target, name, value + 1)")}  # the new function's code is run
     assert main([str(before), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1
+
+
+def test_in_a_group_left_unproven_a_move_whose_body_ran_through_is_equivalent(tmp_path):
+    # `record` keeps a branch no input takes (the group is inconclusive); `summary`'s body is the
+    # old one and ran through in both versions: equivalent on its own, `record` keeps the reason
+    def unreachable(root: Path, rel: str) -> Path:
+        path = root / rel
+        path.write_text(path.read_text().replace("        counts.append(value)\n",
+                                                 "        counts.append(value)\n        if id(counts) == 0:\n"
+                                                 "            counts.clear()\n"))
+        return root
+
+    before = unreachable(shutil.copytree(BEFORE, tmp_path / "before"), "sglang/srt/engine.py")
+    after = unreachable(shutil.copytree(MOVES / "after_component", tmp_path / "after"), "sglang/srt/stats.py")
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 2
+    moves = {m["from"]: m for m in json.loads(out.read_text())["moves"]}
+    assert moves["Engine.summary"]["verdict"] == "equivalent"
+    assert "reached every branch of it" in moves["Engine.summary"]["verdict_line"]
+    assert moves["Engine.record"]["verdict"] == "inconclusive" and "never run" in moves["Engine.record"]["why"]
