@@ -781,3 +781,59 @@ def test_in_a_group_left_unproven_a_move_whose_body_ran_through_is_equivalent(tm
     assert moves["Engine.summary"]["verdict"] == "equivalent"
     assert "reached every branch of it" in moves["Engine.summary"]["verdict_line"]
     assert moves["Engine.record"]["verdict"] == "inconclusive" and "never run" in moves["Engine.record"]["why"]
+
+
+OC_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/engine.py": '''\
+class Engine:
+    def __init__(self, limit):
+        self.limit = limit
+
+    def run(self, items):
+        return self.pack(items)
+
+    def pack(self, items):
+        batch, size = [], 0
+        for item in items:
+            if size + len(item) > self.limit:
+                break
+            batch.append(item)
+            size += len(item)
+        return batch, size
+'''}
+OC_AFTER = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/engine.py": '''\
+from sglang.srt.batching import Batcher
+
+
+class Engine:
+    def __init__(self, limit):
+        self.limit = limit
+
+    def run(self, items):
+        return Batcher(self.limit).pack(items)
+''', "sglang/srt/batching.py": '''\
+class Batcher:
+    def __init__(self, limit):
+        self.limit = limit
+
+    def pack(self, items):
+        batch, size = [], 0
+        for item in items:
+            if size + len(item) > self.limit:
+                break
+            batch.append(item)
+            size += len(item)
+        return batch, size
+'''}
+
+
+def test_a_method_moved_into_a_class_the_owner_does_not_hold_is_checked_on_the_same_state(tmp_path):
+    # Engine.pack -> Batcher.pack (Engine builds a Batcher where it needs one, holds none): each
+    # version's method called on an instance of its own class, self's attributes alike
+    before, after = _tree(tmp_path / "b", OC_BEFORE), _tree(tmp_path / "a", OC_AFTER)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (move["kind"], move["verdict"]) == ("other class", "equivalent")
+    assert "checked as a method of Batcher" in move["why"]
+    edited = {**OC_AFTER, "sglang/srt/batching.py": OC_AFTER["sglang/srt/batching.py"].replace("> self.limit", ">= self.limit")}
+    assert main([str(before), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1

@@ -26,10 +26,11 @@ NOT_PROVEN = ("inconclusive", "could not run")
 NO_CALL_IN_CLASS = "calls it only from other modules"  # pysource.extraction's answer when the class calls it nowhere
 
 PRESET_METHOD = ("ModelRunner", "configure_kv_cache_dtype")
-CHECKED = {"function": "method", "function, callers rewritten": "method", "component": "component"}
-NOT_CHECKED = {"superclass": "a method pulled up into a base class is not checked yet (found and listed only)",
-               "other class": "a method moved into a class the owner does not hold is not checked yet "
-                              "(found and listed only)"}
+CHECKED = {"function": "method", "function, callers rewritten": "method", "component": "component",
+           "other class": "method"}
+NOT_CHECKED = {"superclass": "a method pulled up into a base class is not checked yet (found and listed only)"}
+OTHER_CLASS = ("checked as a method of {cls} called on an instance in the same state as the {old} it left "
+               "(each attribute of self alike in both): what the moved code does, not who calls it")
 
 
 class MovesSubject(Subject):
@@ -262,6 +263,9 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
     from equivalence.engine.load.version import CouldNotImport
     from equivalence.engine.run.frozen import frozen
 
+    if kind == "other class":
+        return _check_in_other_class(first, trees, mutants)
+
     name = first.destination.name if first.destination.name != first.origin.name else None
     method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name, together=together)
     versions, notes, overrides = [], [], {}
@@ -297,6 +301,27 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
             if alone["verdict"] == "equivalent" and all(e["changes_behaviour"] is None for e in alone["edits"]):
                 report.update(verdict="inconclusive", verdict_line="inconclusive: the move is equivalent, and what "
                               "the reads through a view the check does not run give is not proven")
+    return report
+
+
+def _check_in_other_class(move: Move, trees, mutants: bool) -> dict:
+    """A method moved into a class the owner does not hold: each version's method called directly
+    on an instance of its own class, the attributes of self the same world's."""
+    from equivalence.engine.check import Method, Unloaded, check
+    from equivalence.engine.load.version import CouldNotImport
+    from equivalence.engine.run.frozen import frozen
+
+    sides = (Method(move.origin.class_name, move.origin.name, move.origin.rel, direct=True),
+             Method(move.destination.class_name, move.destination.name, move.destination.rel, direct=True))
+    versions = []
+    for side, (label, path) in zip(sides, trees):
+        try:
+            versions.append(side.load(layout.find_root(Path(path), side.source_rel).root, label))
+        except CouldNotImport as e:
+            versions.append(Unloaded(label, str(e)))
+    with frozen():
+        report = check(versions, [(versions[0], versions[1])], sides[0], mutants).to_json()
+    report["through_callers"] = OTHER_CLASS.format(cls=move.destination.class_name, old=move.origin.class_name)
     return report
 
 
