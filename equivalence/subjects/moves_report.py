@@ -15,7 +15,7 @@ from equivalence.engine.run.time_limit import CUT, CUTS_PER_PAIR, PAIR_SECONDS, 
 
 TABLE_ROWS = 60  # moves listed in the table; the rest counted (the JSON has every one)
 LIST_ITEMS = 25  # items of a list shown before the rest is counted
-DETAILS_BUDGET = 56 * 1024  # the folded checks stop here: the summary above them always fits a PR comment
+DETAILS_BUDGET = 56_000  # the folded checks stop here: the summary above them always fits a PR comment
 DETAIL_ORDER = {"divergent": 0, "inconclusive": 1, "could not run": 2, "equivalent": 3}  # what a reader opens first
 MEANING = {
     "equivalent": "every move found behaves as before: on every configuration tried, before and after return, "

@@ -1,4 +1,4 @@
-"""Fit the Markdown report into one GitHub pull-request comment: at most 60 KB (GitHub takes
+"""Fit the Markdown report into one GitHub pull-request comment: at most 60,000 characters (GitHub takes
 65,536 characters), and no line over 1,000 characters (a longer one keeps its start and says how
 much it leaves out).
 
@@ -11,7 +11,7 @@ and tables are too long, the text is cut at a line with a note. The full report 
 
 from __future__ import annotations
 
-GITHUB_COMMENT_LIMIT = 60 * 1024
+GITHUB_COMMENT_LIMIT = 60_000  # characters; bytes may be a little more (GitHub counts characters)
 LINE_LIMIT = 1_000
 KEPT_WHOLE = ("### Findings",)  # section headings whose items are never left out
 CUT_NOTE = "\n\n… (the report is cut here to fit a GitHub comment; `--json` writes it in full)\n"
