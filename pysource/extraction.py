@@ -356,7 +356,8 @@ class _CallFinder:
         local = [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
         return {**self.imports, **imports_in(local, self.rel)}
 
-    def _resolve(self, func: ast.expr, imports: dict[str, Binding]) -> tuple[str, str] | None | str:
+    def _resolve(self, func: ast.expr, imports: dict[str, Binding], receiver: str = "self"
+                 ) -> tuple[str, str] | None | str:
         """(module, alias) when the callee is a function of a module of this tree; None when it is
         no module's function (a method, a builtin, another package's function); "unbound" when the
         name it is reached through would fail to import (bound nowhere, or its module is missing)."""
@@ -369,7 +370,7 @@ class _CallFinder:
         while isinstance(value, ast.Attribute):
             chain.append(value.attr)
             value = value.value
-        if not isinstance(value, ast.Name) or value.id == "self":
+        if not isinstance(value, ast.Name) or value.id in ("self", receiver):  # (`cls` of a class method)
             return None
         binding = imports.get(value.id)
         if binding is None:
@@ -406,7 +407,7 @@ class _CallFinder:
             for node in calls:
                 if _callee_name(node, imports) != name:
                     continue
-                target = self._resolve(node.func, imports)
+                target = self._resolve(node.func, imports, _receiver(fn))
                 where = f"{self.tree.path(self.rel)}:{node.lineno}"
                 if target == "unbound":
                     root = ast.unparse(node.func).split(".")[0]
@@ -495,6 +496,13 @@ class _CallFinder:
                 call = next(n for n in ast.walk(block[i]) if kind(n))
                 out.append(CallSite(fn.name, statements, call, kind(call), _free_names(fn, statements, self_name)))
         return out
+
+
+def _receiver(fn: ast.FunctionDef) -> str:
+    """The name a method's body reaches its instance (or class) through: its first parameter,
+    unless it is a static method."""
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+    return fn.args.args[0].arg if fn.args.args and not static else "self"
 
 
 def _callee_name(call: ast.Call, imports: dict[str, Binding]) -> str | None:

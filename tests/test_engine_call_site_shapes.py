@@ -138,3 +138,29 @@ def test_a_method_of_an_abstract_base_runs(tmp_path, capsys):
     # 0.5.16 EagleDraftWorkerBase: the instance is made without __init__ all the same
     root = tree(tmp_path / "t", ABSTRACT)
     assert main(["--method", "Probe.clamp", str(root), str(root)]) == 0
+
+
+CLASS_METHOD = '''\
+    class Probe:
+        limit = 3
+
+        @classmethod
+        def launch(cls, n):
+            return cls.clamp(n, cls.limit)
+
+        @staticmethod
+        def clamp(n, limit):
+            if n > limit:
+                return limit
+            return n
+'''
+
+
+def test_a_call_site_in_a_class_method_reads_cls_as_the_instance_s_class(tmp_path, capsys):
+    # `cls.clamp(...)` in a classmethod: the call site runs with `cls` bound to the class (was:
+    # NameError on `cls` in both versions, a difference of messages)
+    root = tree(tmp_path / "t", CLASS_METHOD)
+    assert main(["--method", "Probe.clamp", str(root), str(root)]) == 0
+    assert "branches before 2/2 after 2/2" in capsys.readouterr().out
+    after = tree(tmp_path / "after", CLASS_METHOD.replace("if n > limit:", "if n >= limit:"))
+    assert main(["--method", "Probe.clamp", str(root), str(after)]) == 1

@@ -297,7 +297,7 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
     defaults: dict[str, list[tuple]] = {}
     if ext.call_sites:
         site = ext.call_sites[0]
-        body, args = site.statements, list(site.free_names)
+        body, args = _receiver_bound(ext, site) + site.statements, list(site.free_names)
         called = ext.method if site.calls == "method" else ext.function
         if called is not None and isinstance(site.call, ast.Call):  # (a property's read passes nothing)
             left = unpassed(called, site.call, site.calls == "method" and ext.method_kind == "instance")
@@ -338,6 +338,23 @@ def _compile_entry(ext: Extraction, module: types.ModuleType
     entry = driven(namespace[ENTRY]) if awaits else namespace[ENTRY]
     entry.live_out = live
     return entry, args, defaults, ast.Module(body=body[:-1] if live else body, type_ignores=[])
+
+
+def _receiver_bound(ext: Extraction, site) -> list[ast.stmt]:
+    """The statement binding the enclosing method's receiver when it is not named `self`: `cls`
+    of a class method is the instance's class (`cls._partition_cores(...)`), another name of an
+    instance method the instance. Placed at the call site's first line."""
+    enclosing = next((n for n in ext.class_node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.name == site.method), None)
+    if enclosing is None or not enclosing.args.args:
+        return []
+    decorators = {d.id for d in enclosing.decorator_list if isinstance(d, ast.Name)}
+    if "staticmethod" in decorators or enclosing.args.args[0].arg == "self":
+        return []
+    receiver = enclosing.args.args[0].arg
+    value = "type(self)" if "classmethod" in decorators else "self"
+    stmt = ast.parse(f"{receiver} = {value}").body[0]
+    return [ast.increment_lineno(stmt, site.statements[0].lineno - 1)]
 
 
 def _direct_call(ext: Extraction) -> tuple[list[ast.stmt], list[str]]:
