@@ -36,3 +36,18 @@ def test_a_bound_method_is_canonical_by_its_name_never_by_address():
     assert canon(Owner().load) == canon(Component().load) == "<bound method load>"
     assert "0x" not in repr(canon([Owner().load]))
     assert canon(Owner().load) != canon(Owner().__init__)
+
+
+def test_torch_modules_built_alike_are_the_same_value_and_differ_by_their_weights():
+    import torch
+
+    from equivalence.engine.world.values import same
+    from equivalence.engine.world.world import canon
+
+    def built(seed: int):
+        torch.manual_seed(seed)
+        return torch.nn.Linear(2, 3)
+
+    assert same(canon(built(0)), canon(built(0)))  # two objects, the same module
+    assert not same(canon(built(0)), canon(built(1)))  # other weights
+    assert not same(canon(built(0)), canon(torch.nn.Linear(2, 4)))  # another shape

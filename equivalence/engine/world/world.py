@@ -25,6 +25,7 @@ from __future__ import annotations
 import collections.abc
 import logging
 import re
+import sys
 import types
 import zlib
 from typing import Callable
@@ -156,6 +157,9 @@ def canon(v, depth: int = 0):
     array = snapshot(v)  # a tensor, an array: a copy, compared as such (values.same)
     if array is not None:
         return array
+    module = _torch_module(v, depth)
+    if module is not None:
+        return module
     if depth > 4:
         return f"<{type(v).__name__}>"
     if isinstance(v, (list, tuple)):
@@ -184,6 +188,22 @@ def canon(v, depth: int = 0):
     except TypeError:
         return f"<{type(v).__name__}>"
     return elementwise(v) or v  # torch dtypes, enums, ...: compared by value
+
+
+def _torch_module(v, depth: int):
+    """A torch module (`nn.Linear(...)` a run built) by what it is, not by identity: its class,
+    its structure as torch prints it, and each parameter and buffer as a copy. Two modules built
+    alike from the same random state are the same value."""
+    torch = sys.modules.get("torch")
+    nn = getattr(torch, "nn", None) if torch is not None else None
+    if nn is None or not isinstance(v, nn.Module):
+        return None
+    try:
+        text = repr(v)
+        state = tuple((name, canon(t, depth + 1)) for name, t in v.state_dict().items())
+    except Exception:  # noqa: BLE001  (a module whose state cannot be read: by its type)
+        return f"<{type(v).__qualname__}>"
+    return ("module", type(v).__qualname__, text, state)
 
 
 def _local_function(f: types.FunctionType) -> str:
