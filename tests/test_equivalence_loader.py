@@ -222,3 +222,14 @@ def test_private_modules_restores_previous_entries():
         assert "sglang.srt.utils" not in sys.modules
     finally:
         del sys.modules["sglang"]
+
+
+def test_a_module_level_assert_isinstance_of_a_stub_holds_while_importing():
+    # 0.5.21's moriep.py: `assert isinstance(MoriEPLLDispatchOutput, DispatchOutput)` at module
+    # level, DispatchOutput a stub: the module imports; once armed, the check is an input not modelled
+    scope = StubScope("t")
+    protocol = StubValue("sglang.srt.layers.moe.token_dispatcher.base.DispatchOutput", scope)
+    assert isinstance(object(), protocol) and issubclass(int, protocol)
+    scope.armed = True
+    with pytest.raises(StubTouched):
+        isinstance(object(), protocol)

@@ -77,6 +77,7 @@ class Component:
     together: tuple[tuple[str, str], ...] = ()  # (owner method, function) moved along, when not of one name
     renames: tuple[tuple[str, str], ...] = ()  # (the component's method, the owner's before) renamed by the move
     before_rel: str | None = None  # where the before version keeps the owner, when the class moved to another file
+    new_code_runs: bool = False  # a hand-written PR's new helpers beside the moved code: run, not changed globals
 
     def load(self, root, label: str, overrides: dict | None = None) -> Loaded:
         return load(root, label, self.owner_rel, self.class_name, self.attr, overrides, self.bases)

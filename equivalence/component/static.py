@@ -186,7 +186,8 @@ def static_check(pair) -> StaticReport:
         seen_globals |= {(brel, arel, n) for n in todo}
         if todo:
             constants += compare_constants(before.loaded.shape.tree, brel, after.loaded.shape.tree, arel, todo,
-                                           _local_imports(bfn, brel), _local_imports(afn, arel))
+                                           _local_imports(bfn, brel), _local_imports(afn, arel),
+                                           new_code_runs=pair.subject.new_code_runs)
     entries = []
     shape = after.loaded.shape
     for name, value in shape.passed.items():

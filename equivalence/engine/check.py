@@ -46,11 +46,13 @@ class Method:
     # became: run for real in both versions (the method before, the function after), not inputs
     together: tuple[tuple[str, str], ...] = ()
     direct: bool = False  # each version's method called directly (not through a call site in the class)
+    new_code_runs: bool = False  # a hand-written PR's new helpers beside the moved code: run, not changed globals
 
     def load(self, root, label: str, overrides: dict | None = None) -> Version:
         version = load(root, label, self.source_rel, self.class_name, self.method_name, self.function_name, overrides,
                        self.real_inputs, self.direct)
         version.together = self.together
+        version.new_code_runs = self.new_code_runs
         version.units += _moved_along_units(version, self.together)
         return version
 
@@ -113,7 +115,7 @@ def check(versions: list[Version | Unloaded], pairs: list[tuple[Version | Unload
 def static_of(before: Version, after: Version) -> StaticReport | str:
     """The static check of a pair, or why it could not be done."""
     try:
-        return static_check(before.ext, after.ext, after.together)
+        return static_check(before.ext, after.ext, after.together, getattr(after, "new_code_runs", False))
     except StaticCheckError as e:
         return str(e)
 

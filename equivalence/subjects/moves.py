@@ -18,7 +18,6 @@ from equivalence.subjects.registration import Options, Registration, option
 from pysource import layout
 from equivalence.subjects.moves_attribution import attribute
 from equivalence.subjects.moves_callers import NotMapped, delegation
-from equivalence.subjects.moves_report import why_not_proven
 from equivalence.subjects.moves_edits import body_edits, default_edits, source_edits, undo, undo_views, view_edits
 from pysource.moves import Move, find_moves
 
@@ -167,6 +166,8 @@ class MovesSubject(Subject):
             verdict = {**_verdicts(report, alone), **(split or {}).get(m.source, {})}
             why = report.get("through_callers", "")
             if verdict["verdict"] in NOT_PROVEN and m.source not in (split or {}):  # the reason first, in words
+                from equivalence.subjects.moves_report import why_not_proven
+
                 why = why_not_proven(report) + (f" ({why})" if why else "")
             listed.append({**entry, "other_edits": own.get(m.source, edits), **verdict, **({"why": why} if why else {})})
         check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report}
@@ -254,7 +255,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         renames = tuple((m.destination.name, m.origin.name) for m in group if m.destination.name != m.origin.name)
         moved_file = owner == first.origin.class_name and owner_rel != first.origin.rel  # the class moved with it
         subject = Component(owner, first.attr, owner_rel, tuple(m.destination.name for m in group), bases, together,
-                            renames, first.origin.rel if moved_file else None)
+                            renames, first.origin.rel if moved_file else None, new_code_runs=True)
         sides = (subject.before(), subject)
         versions = [side.load(layout.find_root(Path(path), side.owner_rel).root, label)
                     for side, (label, path) in zip(sides, trees)]
@@ -267,7 +268,8 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         return _check_in_other_class(first, trees, mutants)
 
     name = first.destination.name if first.destination.name != first.origin.name else None
-    method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name, together=together)
+    method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name, together=together,
+                    new_code_runs=True)
     versions, notes, overrides = [], [], {}
     after_rel = first.owner[0] if first.owner else first.origin.rel
     if NO_CALL_IN_CLASS in _located(_after_side(method, first), layout.find_root(Path(trees[1][1]), after_rel).root):
@@ -311,8 +313,9 @@ def _check_in_other_class(move: Move, trees, mutants: bool) -> dict:
     from equivalence.engine.load.version import CouldNotImport
     from equivalence.engine.run.frozen import frozen
 
-    sides = (Method(move.origin.class_name, move.origin.name, move.origin.rel, direct=True),
-             Method(move.destination.class_name, move.destination.name, move.destination.rel, direct=True))
+    sides = (Method(move.origin.class_name, move.origin.name, move.origin.rel, direct=True, new_code_runs=True),
+             Method(move.destination.class_name, move.destination.name, move.destination.rel, direct=True,
+                    new_code_runs=True))
     versions = []
     for side, (label, path) in zip(sides, trees):
         try:

@@ -2,8 +2,8 @@
 method lived in (BEFORE) and the module the function lives in (AFTER).
 
 Each global the AFTER function reads and its module binds is compared with its binding in the
-BEFORE module (a function or class the AFTER module defines, new in the change, is code the runs
-execute for real: not a changed global, said as new), and so, in turn, is every global those bindings read (`_is_hip = is_hip()` brings
+BEFORE module (with `new_code_runs`, a function or class the AFTER module defines, new in the
+change, is code the runs execute for real: not a changed global, said as new), and so, in turn, is every global those bindings read (`_is_hip = is_hip()` brings
 `is_hip`). An import is compared by the qualified name of the object it imports (relative and
 star imports followed); a def or class by the object's qualified name, else structurally; an
 assignment structurally, a literal container entry by entry (the first differing entry is named).
@@ -115,11 +115,13 @@ class _Expand(ast.NodeTransformer):
 
 def compare_constants(before_tree: Checkout, before_rel: str, after_tree: Checkout, after_rel: str, names: set[str],
                       before_local: dict[str, ast.stmt] | None = None,
-                      after_local: dict[str, ast.stmt] | None = None, uses: set[str] | None = None
-                      ) -> list[ConstantCheck]:
+                      after_local: dict[str, ast.stmt] | None = None, uses: set[str] | None = None,
+                      new_code_runs: bool = False) -> list[ConstantCheck]:
     """Compare the globals `names` (read by the AFTER function), and those their bindings read;
     `*_local`: the names each side's code binds by a function-level import, with the import;
-    `uses`: the dotted names the code reads (`importlib.util.find_spec`), None: any."""
+    `uses`: the dotted names the code reads (`importlib.util.find_spec`), None: any;
+    `new_code_runs`: a function or class new in the change beside the moved code is new code the
+    runs execute (NEW_DEF), not a changed global (a hand-written PR's helper)."""
     before, after = _Side(before_tree, before_rel, before_local or {}), _Side(after_tree, after_rel, after_local or {})
     out, seen, todo = [], set(), sorted(names)
     while todo:
@@ -130,7 +132,7 @@ def compare_constants(before_tree: Checkout, before_rel: str, after_tree: Checko
         a_stmts, b_stmts = after.bindings(name, name in names), before.bindings(name, name in names)
         check = ConstantCheck(name, before.source(b_stmts), after.source(a_stmts), False,
                               {k: [s[0].lineno, s[-1].end_lineno] for k, s in (("before", b_stmts), ("after", a_stmts)) if s})
-        if not b_stmts and a_stmts and all(isinstance(s, DEFS) for s in a_stmts) \
+        if new_code_runs and not b_stmts and a_stmts and all(isinstance(s, DEFS) for s in a_stmts) \
                 and before.object_name(name, b_stmts) is None and not _defined_before(before_tree, after_rel, name):
             check.equal, check.detail = True, NEW_DEF  # its code is the after version's own: the runs judge it
         elif not a_stmts or not b_stmts:

@@ -122,9 +122,11 @@ def check_trees(before_root: Path, after_root: Path, source_rel: str, class_name
     return static_check(before, after)
 
 
-def static_check(before: Extraction, after: Extraction, together: tuple[tuple[str, str], ...] = ()) -> StaticReport:
+def static_check(before: Extraction, after: Extraction, together: tuple[tuple[str, str], ...] = (),
+                 new_code_runs: bool = False) -> StaticReport:
     """`together`: (method, function) moved in the same change: `self.method(...)` before reads
-    as `function(...)` after, and the function is no changed module global."""
+    as `function(...)` after, and the function is no changed module global; `new_code_runs`: see
+    `compare_constants`."""
     own = own_parameters(before) | own_parameters(after)
     old, new = logic_of(before, own), logic_of(after, own, assigned_targets(before))
     if together:
@@ -138,7 +140,8 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     new_spelled = _same_object_spelled_bare(new, after.files, new_imports, old, before.files, old_imports)
     uses = _dotted(old.body) | _dotted(new.body)
     constants = compare_constants(before.files, old.rel, after.files, new.rel, new.global_reads,
-                                  {**old_imports, **old_spelled}, {**new_imports, **new_spelled}, uses)
+                                  {**old_imports, **old_spelled}, {**new_imports, **new_spelled}, uses,
+                                  new_code_runs)
     _compare_spelled_defs(constants, {**old_spelled, **new_spelled}, before, after)
     same = {c.name for c in constants if c.equal}
     absorbed = {id(stmt) for name, stmt in old_imports.items() if name not in new_imports

@@ -13,6 +13,9 @@ Import-time rules, each chosen so that import succeeds without guessing a real a
   decorator keeps the real method); any other call returns a new stub, a call with a lambda too
   (a decorator factory given a predicate, `@register(lambda arch: ...)`: the stub it returns then
   keeps the decorated function).
+- `isinstance(x, stub)` / `issubclass` hold while importing: a module-level
+  `assert isinstance(MoriEPLLDispatchOutput, DispatchOutput)` checks the real package's typing,
+  which holds there; armed, they raise.
 - a stub used as a class base contributes a `StubBase` class (see `__mro_entries__`), which
   takes the class keywords the real base would (`class C(msgspec.Struct, frozen=True)`).
 """
@@ -146,11 +149,11 @@ class StubValue:
 
     def __instancecheck__(self, obj):
         _guard(self, "isinstance")
-        return False
+        return True  # while importing: `assert isinstance(C, Protocol)` of the real package holds
 
     def __subclasscheck__(self, cls):
         _guard(self, "issubclass")
-        return False
+        return True
 
     def __iter__(self):
         _guard(self, "iteration")
