@@ -111,4 +111,12 @@ def main_variants() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main_variants() if sys.argv[1:] == ["--variants"] else main(sys.argv[1:] or list(RELEASES)))
+    args = sys.argv[1:]
+    if args in (["-h"], ["--help"]):
+        print(__doc__)
+        sys.exit(0)
+    unknown = [a for a in args if a.startswith("-") and a != "--variants"]
+    if unknown or ("--variants" in args and args != ["--variants"]):
+        print(f"kv_baseline: unknown option {(unknown or args)[0]!r} (--help says what it takes)", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main_variants() if args == ["--variants"] else main(args or list(RELEASES)))
