@@ -9,7 +9,9 @@ The cache lives in $SGLANG_REFACTOR_CACHE, else ~/.cache/sglang-refactor.
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -56,6 +58,31 @@ def copy_release(version: str, dest: Path) -> Path:
     return dest
 
 
+_VERSION = re.compile(r"\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.releases",
+        description="Download sglang releases from PyPI (once, into the cache) and print "
+                    "the folder holding each unpacked `sglang` package.",
+        epilog=f"cache: {cache_dir()} ($SGLANG_REFACTOR_CACHE overrides)",
+    )
+    parser.add_argument("versions", nargs="*", metavar="VERSION",
+                        help=f"e.g. 0.5.16 (default: {' '.join(WITH_METHOD)})")
+    args = parser.parse_args(argv)
+    for v in args.versions:
+        if not _VERSION.fullmatch(v):
+            parser.error(f"{v!r} is not a release version (e.g. 0.5.15.post1)")
+    for v in args.versions or WITH_METHOD:
+        try:
+            print(release_root(v), flush=True)
+        except subprocess.CalledProcessError:
+            print(f"error: sglang=={v} could not be downloaded (pip said why above)",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
 if __name__ == "__main__":
-    for v in sys.argv[1:] or WITH_METHOD:
-        print(release_root(v))
+    sys.exit(main())
