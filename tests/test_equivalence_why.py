@@ -156,3 +156,20 @@ def test_the_tracer_says_where_calls_stopped_and_what_a_test_did():
         "TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType' (1) or "
         "ValueError: invalid literal for int() with base 10: 'a' (1) or ValueError: invalid literal for int() with base "
         "10: 'b' (1); the other 1 returned without reaching it")
+
+
+def test_an_exception_message_names_a_traced_value_by_its_plain_type():
+    # one version compares the world's traced str where the other compares a literal: the same
+    # TypeError, whose message must not tell the harness's classes apart
+    from equivalence.engine.run.why import exception_text
+    from equivalence.engine.world.standins import TracedStr
+
+    def compare(value):
+        try:
+            return sorted([value, None])
+        except TypeError as e:
+            return exception_text(e)
+
+    traced = TracedStr("x", "self.name", None)  # no world running: nothing asked of it
+    assert type(traced).__name__ == "TracedStr"
+    assert compare(traced) == compare("x") == ("TypeError", "'<' not supported between instances of 'NoneType' and 'str'")

@@ -19,6 +19,8 @@ import collections
 import re
 from dataclasses import dataclass, field
 
+from equivalence.engine.world.world import TRACED
+
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 MESSAGE = 240  # characters of an exception's message a reason shows (its first lines, joined)
 SHOWN = 3  # places (and exceptions per place) a reason names, the commonest first; the others are counted
@@ -28,8 +30,24 @@ CODE = 160  # characters of the expression that raised
 
 
 def scrub(text: str) -> str:
-    """A message with object addresses left out (the same in every run and version)."""
-    return _ADDRESS.sub(" at 0x…", text)
+    """A message with object addresses left out (the same in every run and version), and the
+    harness's traced values named by their plain type: one version may hold the world's traced
+    `str` where the other holds a literal, and `'<' not supported between instances of
+    'NoneType' and 'TracedStr'` is the same error as `... and 'str'`."""
+    return _traced_names().sub(lambda m: TRACED_NAMES[m.group(0)], _ADDRESS.sub(" at 0x…", text))
+
+
+TRACED_NAMES: dict[str, str] = {}
+_TRACED_PATTERN: list[re.Pattern] = []
+
+
+def _traced_names() -> re.Pattern:
+    if len(TRACED_NAMES) != len(TRACED) or not _TRACED_PATTERN:
+        TRACED_NAMES.clear()
+        TRACED_NAMES.update({cls.__name__: plain.__name__ for cls, plain in TRACED.items()})
+        _TRACED_PATTERN[:] = [re.compile(r"\b(" + "|".join(map(re.escape, TRACED_NAMES)) + r")\b"
+                                         if TRACED_NAMES else r"(?!)")]
+    return _TRACED_PATTERN[0]
 
 
 def exception_text(error: BaseException) -> tuple[str, str]:
