@@ -837,3 +837,77 @@ def test_a_method_moved_into_a_class_the_owner_does_not_hold_is_checked_on_the_s
     assert "checked as a method of Batcher" in move["why"]
     edited = {**OC_AFTER, "sglang/srt/batching.py": OC_AFTER["sglang/srt/batching.py"].replace("> self.limit", ">= self.limit")}
     assert main([str(before), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1
+
+
+PARTS_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/reporter.py": '''\
+def redact(parts):
+    return parts[:2]
+
+
+class Reporter:
+    def __init__(self, name: str, size: int, secret: str):
+        self.name = name
+        self.size = size
+        self.secret = secret
+
+    def info(self):
+        parts = [self.name, str(self.size)]
+        if self.secret:
+            parts.append(self.secret)
+        return "/".join(parts)
+'''}
+PARTS_AFTER = {**PARTS_BEFORE, "sglang/srt/reporter.py": '''\
+from sglang.srt.parts import build_parts
+
+
+def redact(parts):
+    return parts[:2]
+
+
+class Reporter:
+    def __init__(self, name: str, size: int, secret: str):
+        self.name = name
+        self.size = size
+        self.secret = secret
+
+    def info(self):
+        return "/".join(build_parts(self.name, self.size, self.secret))
+''', "sglang/srt/parts.py": '''\
+def build_parts(name, size, secret):
+    parts = [name, str(size)]
+    if secret:
+        parts.append(secret)
+    return parts
+'''}
+
+
+def test_a_body_moved_but_its_last_step_kept_by_the_caller_is_equivalent(tmp_path):
+    # the old method's `return "/".join(parts)` is now the function's `return parts` and the
+    # caller's `return "/".join(build_parts(...))`: the static check reads them as one
+    before, after = _tree(tmp_path / "b", PARTS_BEFORE), _tree(tmp_path / "a", PARTS_AFTER)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    (check,) = json.loads(out.read_text())["checks"]
+    assert check["report"]["pairs"][0]["static"]["residuals"] == []
+
+
+def test_a_call_wrapping_the_function_s_result_is_an_edit_apart_from_the_move(tmp_path):
+    wrapped = {**PARTS_AFTER, "sglang/srt/reporter.py": PARTS_AFTER["sglang/srt/reporter.py"].replace(
+        '"/".join(build_parts(self.name, self.size, self.secret))',
+        '"/".join(redact(build_parts(self.name, self.size, self.secret)))')}
+    before, after = _tree(tmp_path / "b", PARTS_BEFORE), _tree(tmp_path / "a", wrapped)
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    assert main([str(before), str(after), "--json", str(out), "--markdown", str(md)]) == 1
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (move["verdict"], move["path_verdict"]) == ("equivalent", "divergent")
+    assert move["verdict_line"] == "the move is equivalent; 1 other edit on its path changes behaviour"
+    (edit,) = move["other_edits"]  # the caller's line is not listed again as a changed line
+    assert (edit["file"], edit["line"], edit["changes_behaviour"]) == ("sglang/srt/reporter.py", 15, True)
+    assert "result wrapped at the call site: `redact(…)`" in edit["what"]
+    # a wrapping call the old body made too is no edit: the move itself is then what differs
+    same_call = {**PARTS_BEFORE, "sglang/srt/reporter.py": PARTS_BEFORE["sglang/srt/reporter.py"].replace(
+        'return "/".join(parts)', 'return "/".join(redact(parts))')}
+    before = _tree(tmp_path / "b2", same_call)
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    (move,) = json.loads(out.read_text())["moves"]
+    assert move["verdict"] == "equivalent" and not move.get("other_edits")

@@ -18,7 +18,8 @@ from equivalence.subjects.registration import Options, Registration, option
 from pysource import layout
 from equivalence.subjects.moves_attribution import attribute
 from equivalence.subjects.moves_callers import NotMapped, delegation
-from equivalence.subjects.moves_edits import body_edits, default_edits, source_edits, undo, undo_views, view_edits
+from equivalence.subjects.moves_edits import (body_edits, default_edits, source_edits, undo, undo_views, undo_wraps,
+                                              view_edits, wrap_edits)
 from pysource.moves import Move, find_moves
 
 NOT_PROVEN = ("inconclusive", "could not run")
@@ -153,7 +154,8 @@ class MovesSubject(Subject):
         after_path = Path(job.trees[1][1])
         at_calls = {m.source: _call_edits(m, moves, layout.find_root(after_path, m.destination.rel).root)
                     for m in group}
-        in_bodies = (alone["edits"] if alone else []) + body_edits(report, bool(alone), views)
+        in_bodies = (alone["edits"] if alone else []) + body_edits(report, bool(alone), views,
+                                                                   tuple(alone.get("wrapped_by", ())) if alone else ())
         edits = in_bodies + \
             [e for m in group if m.kind.startswith("function")
              for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
@@ -349,6 +351,12 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
         override.update(undone.override)
         edits += [{"file": side.source_rel, "line": line, "before": _read_at(move, e.was), "what": e.what()}
                   for e, line in undone.places]
+    text = override.get(side.source_rel) or (root / side.source_rel).read_text(encoding="utf-8")
+    wraps = wrap_edits(move.origin.node, text, side.source_rel, side.class_name, move.destination.name)
+    if wraps:
+        override[side.source_rel] = undo_wraps(text, wraps)
+        edits += [{"file": side.source_rel, "line": call.lineno, "before": f"{move.origin.rel}:{move.origin.node.lineno}",
+                   "what": wrap.what()} for wrap, call in wraps]
     views = view_edits(move.origin.node, move.destination.node)
     dest_rel = move.destination.rel
     if views and dest_rel not in override:
@@ -376,7 +384,8 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
                                f"stubbed), so what the reads through it give is not known"} if unknown else {}),
                     **({"shown_by": shown} if changes and shown and not unknown else {})})
     first = next((d for p in alone.get("pairs", []) for d in p.get("divergences", [])), None)
-    return {"verdict": alone["verdict"], "edits": out, **({"first_difference": first} if first else {})}
+    return {"verdict": alone["verdict"], "edits": out, **({"first_difference": first} if first else {}),
+            **({"wrapped_by": [wrap.wrapper for wrap, _ in wraps]} if wraps else {})}
 
 
 def _called_in(function: str, pair: dict) -> bool:

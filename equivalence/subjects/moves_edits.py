@@ -112,6 +112,45 @@ def undo_views(text: str, function: ast.FunctionDef, views: list[tuple[ViewEdit,
     return _replaced(text, spans, wrap=False)
 
 
+@dataclass(frozen=True)
+class WrapEdit:
+    """The class's call of the function passes its result through a call the old body did not
+    make (`redact(build_info(...))` where the old method went on with what it had built): an
+    edit of the caller, apart from the move."""
+
+    wrapper: str  # the wrapping call's function as written
+
+    def what(self) -> str:
+        return (f"result wrapped at the call site: `{self.wrapper}(…)` around the call, a call the old body "
+                f"did not make")
+
+
+def wrap_edits(origin: ast.FunctionDef, text: str, path: str, class_name: str, function: str
+               ) -> list[tuple[WrapEdit, ast.Call]]:
+    """The calls in class `class_name` of the file's `text` that take one argument, a call of
+    `function`, and that call something the old method never called."""
+    called = {_callee(c.func) for c in ast.walk(origin) if isinstance(c, ast.Call)}
+    out = []
+    for cls in parsing.parse(text, path).body:
+        if not (isinstance(cls, ast.ClassDef) and cls.name == class_name):
+            continue
+        for call in ast.walk(cls):
+            if isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords \
+                    and isinstance(call.args[0], ast.Call) and _names(call.args[0].func, function) \
+                    and _callee(call.func) not in called | {None, function}:
+                out.append((WrapEdit(ast.unparse(call.func)), call))
+    return out
+
+
+def undo_wraps(text: str, wraps: list[tuple[WrapEdit, ast.Call]]) -> str:
+    """`text` with each wrapping call replaced by the call it wraps."""
+    return _replaced(text, [(call, ast.get_source_segment(text, call.args[0])) for _, call in wraps])
+
+
+def _callee(func) -> str | None:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
 def _names(func, function: str) -> bool:
     return (isinstance(func, ast.Name) and func.id == function) or \
         (isinstance(func, ast.Attribute) and func.attr == function)
@@ -160,13 +199,15 @@ WORDS = {"changed": "line changed", "removed": "line removed", "added": "line ad
          "header": "the statement's header changed"}
 
 
-def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit, ...] = ()) -> list[dict]:
+def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit, ...] = (),
+               wrappers: tuple[str, ...] = ()) -> list[dict]:
     """What the static check found beyond the move itself: each change of the moved body it does
     not explain (file:line on both sides), each module global the moved code reads that changed.
     Left out: lines apart only in their annotations (`self: Owner`); `sources_listed`: the
     fields' sources changed, listed already (`source_edits`), not again as the lines reading them;
     `views` (listed already): the view's statement, the lines apart only in reading through it, and
-    its function as a new global."""
+    its function as a new global; `wrappers` (listed already, `WrapEdit`): the line apart only in
+    the call wrapping the function's result."""
     out = []
     through = [(re.compile(rf"\b{re.escape(v.local)}\."), " ".join(f"{v.local} = {v.call}".split())) for v in views]
     view_functions = {v.call.partition("(")[0].rpartition(".")[2] for v in views}
@@ -184,6 +225,8 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
                 continue
             before, after = (r.get("before") or "").strip(), (r.get("after") or "").strip()
             if before and after and before != after and _unannotated(before) == _unannotated(after) is not None:
+                continue
+            if wrappers and before and _unwrapped(r.get("after_mapped") or "", wrappers) == _unwrapped(before, ()):
                 continue
             if any(" ".join(after.split()) == statement or (before and pattern.sub("self.", after) == before)
                    for pattern, statement in through):
@@ -221,6 +264,22 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
                                     f"`{_short(str(c.get('after')))}`",
                             **({"read_by": c["read_by"]} if c.get("read_by") else {})})
     return out
+
+
+def _unwrapped(code: str, wrappers: tuple[str, ...]) -> str | None:
+    """The code's AST with each one-argument call of a `wrappers` function replaced by its
+    argument; None when it does not parse."""
+    class Unwrap(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.generic_visit(node)
+            if len(node.args) == 1 and not node.keywords and ast.unparse(node.func) in wrappers:
+                return node.args[0]
+            return node
+
+    try:
+        return ast.dump(Unwrap().visit(ast.parse(code.strip())))
+    except SyntaxError:
+        return None
 
 
 def _docstring_only(code: str) -> bool:

@@ -87,6 +87,8 @@ def logic_of(ext: Extraction, own: set[str], assigned_before: str | None = None)
         body, results, caller_locals, dropped = list(node.body), {}, {}, ""
     else:
         body, results, caller_locals, dropped = _result_map(list(node.body), call, caller_self, text, entries)
+    if call.result.how == "expression" and isinstance(call.statement, ast.Return):
+        body = _returned_through(body, call, caller_self, {a.arg for a in params} | stored_names(node))
     if ext.wrapper is not None:  # what the method's callers see: the wrapper's defaults
         defaults.update(_defaults(ext.wrapper.args, ext.text(ext.source_rel)))
     logic = Logic(where, rel, text, [], {k: v for k, v in defaults.items() if k in own}, entries,
@@ -153,6 +155,76 @@ def _result_map(body, call, caller_self, text, entries):
         entries.append(MapEntry(local, "result", ast.unparse(target), note))
     final = ast.dump(body[-1].value)
     return [_early_returns_bare(stmt, final) for stmt in body[:-1]], results, caller_locals, dropped
+
+
+def _returned_through(body: list[ast.stmt], call, caller_self: str, own_names: set[str]) -> list[ast.stmt]:
+    """The body with each `return X` made `return E[X]` when the caller returns `E[function(...)]`
+    (`return "/".join(build_parts(...))`: the old method went on with what the function now
+    returns). Left as it is when E evaluates a call before the function runs (the order would
+    differ) or reads a name the function binds too (the substitution would capture it)."""
+    outer = call.statement.value
+    path = _path_to(outer, call.node)
+    if path is None or any(isinstance(n, (ast.Call, ast.Await, ast.NamedExpr, ast.Yield, ast.YieldFrom))
+                           for before in _evaluated_before(path) for n in ast.walk(before)):
+        return body
+    if loaded_names(_substituted(outer, call.node, ast.Constant(None))) & own_names:
+        return body
+
+    def through(value: ast.expr | None) -> ast.expr:
+        return _renamed_self(_substituted(outer, call.node, value or ast.Constant(None)), caller_self)
+
+    out = []
+    for stmt in body:
+        stmt = copy.deepcopy(stmt)
+        todo = [stmt]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(node, ast.Return):
+                node.value = ast.copy_location(through(node.value), node.value or node)
+            todo.extend(ast.iter_child_nodes(node))
+        out.append(stmt)
+    if not (out and isinstance(out[-1], ast.Return)):  # falling off the end returns None
+        out.append(ast.copy_location(ast.Return(through(None)), call.statement))
+    return out
+
+
+def _path_to(root: ast.AST, target: ast.AST) -> list[ast.AST] | None:
+    """The nodes from `root` down to `target` (both included), or None."""
+    if root is target:
+        return [root]
+    for child in ast.iter_child_nodes(root):
+        found = _path_to(child, target)
+        if found is not None:
+            return [root, *found]
+    return None
+
+
+def _evaluated_before(path: list[ast.AST]) -> list[ast.AST]:
+    """The subtrees evaluated before the path's last node: at each step down, the siblings that
+    come before the child taken (fields in their evaluation order)."""
+    out = []
+    for parent, child in zip(path, path[1:]):
+        for sibling in ast.iter_child_nodes(parent):
+            if sibling is child:
+                break
+            out.append(sibling)
+    return out
+
+
+def _substituted(expr: ast.expr, old: ast.AST, new: ast.expr) -> ast.expr:
+    """A copy of `expr` with its node `old` (by identity) replaced by a copy of `new`."""
+    memo: dict = {}
+    out = copy.deepcopy(expr, memo)
+    target = memo[id(old)]
+    for parent in ast.walk(out):
+        for name, value in ast.iter_fields(parent):
+            if value is target:
+                setattr(parent, name, copy.deepcopy(new))
+            elif isinstance(value, list):
+                value[:] = [copy.deepcopy(new) if v is target else v for v in value]
+    return out
 
 
 def _early_returns_bare(stmt: ast.stmt, final: str) -> ast.stmt:
