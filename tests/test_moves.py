@@ -911,3 +911,20 @@ def test_a_call_wrapping_the_function_s_result_is_an_edit_apart_from_the_move(tm
     assert main([str(before), str(after), "--json", str(out)]) == 0
     (move,) = json.loads(out.read_text())["moves"]
     assert move["verdict"] == "equivalent" and not move.get("other_edits")
+
+
+def test_a_local_s_annotation_dropped_on_the_way_is_no_difference(tmp_path):
+    # `parts: list = [...]` in the method, `parts = [...]` in the function: a local's annotation
+    # is never evaluated; the same line with another value stays a difference
+    annotated = {**PARTS_BEFORE, "sglang/srt/reporter.py": PARTS_BEFORE["sglang/srt/reporter.py"].replace(
+        "parts = [self.name, str(self.size)]", "parts: list = [self.name, str(self.size)]")}
+    before, after = _tree(tmp_path / "b", annotated), _tree(tmp_path / "a", PARTS_AFTER)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    (check,) = json.loads(out.read_text())["checks"]
+    assert check["report"]["pairs"][0]["static"]["residuals"] == []
+    parts = after / "sglang/srt/parts.py"
+    parts.write_text(parts.read_text().replace("parts = [name, str(size)]", "parts = [str(size), name]"))
+    main([str(before), str(after), "--json", str(out)])
+    (check,) = json.loads(out.read_text())["checks"]
+    assert [r["kind"] for r in check["report"]["pairs"][0]["static"]["residuals"]] == ["changed"]

@@ -355,7 +355,9 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
     wraps = wrap_edits(move.origin.node, text, side.source_rel, side.class_name, move.destination.name)
     if wraps:
         override[side.source_rel] = undo_wraps(text, wraps)
-        edits += [{"file": side.source_rel, "line": call.lineno, "before": f"{move.origin.rel}:{move.origin.node.lineno}",
+        # the old body's last statement: where it went on with what the function now returns
+        went_on = move.origin.node.body[-1].lineno
+        edits += [{"file": side.source_rel, "line": call.lineno, "before": f"{move.origin.rel}:{went_on}",
                    "what": wrap.what()} for wrap, call in wraps]
     views = view_edits(move.origin.node, move.destination.node)
     dest_rel = move.destination.rel

@@ -310,12 +310,25 @@ def _normalised(body, rel, loads, results=None, logic: Logic | None = None) -> l
     """Copies of `body` with the map applied and relative imports made absolute."""
     out = []
     for stmt in copy.deepcopy(body):
-        stmt = _Substitute(loads, results or {}, logic).visit(stmt)
+        stmt = _LocalAnnotationDropped().visit(_Substitute(loads, results or {}, logic).visit(stmt))
         for n in ast.walk(stmt):
             if isinstance(n, ast.ImportFrom) and n.level:
                 n.module, n.level = file_absolute_module(n, rel), 0
         out.append(stmt)
     return out
+
+
+class _LocalAnnotationDropped(ast.NodeTransformer):
+    """`x: T = v` -> `x = v` for a plain name: in a function the annotation of a local is never
+    evaluated nor kept (PEP 526), so the two run alike. A class body keeps its annotations."""
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        if isinstance(node.target, ast.Name) and node.value is not None:
+            return ast.copy_location(ast.Assign([node.target], node.value), node)
+        return node
 
 
 class _Substitute(ast.NodeTransformer):
