@@ -928,3 +928,19 @@ def test_a_local_s_annotation_dropped_on_the_way_is_no_difference(tmp_path):
     main([str(before), str(after), "--json", str(out)])
     (check,) = json.loads(out.read_text())["checks"]
     assert [r["kind"] for r in check["report"]["pairs"][0]["static"]["residuals"]] == ["changed"]
+
+
+def test_a_move_alone_left_unproven_says_why_from_its_own_check(tmp_path):
+    # the wrapping edit changes behaviour (the whole path diverges); the move alone has a line
+    # that differs and that no configuration tells apart: that is the reason given
+    wrapped = {**PARTS_AFTER, "sglang/srt/reporter.py": PARTS_AFTER["sglang/srt/reporter.py"].replace(
+        '"/".join(build_parts(self.name, self.size, self.secret))',
+        '"/".join(redact(build_parts(self.name, self.size, self.secret)))'),
+        "sglang/srt/parts.py": PARTS_AFTER["sglang/srt/parts.py"].replace(
+            "parts = [name, str(size)]", "parts = list([name, str(size)])")}
+    before, after = _tree(tmp_path / "b", PARTS_BEFORE), _tree(tmp_path / "a", wrapped)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 1
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (move["verdict"], move["path_verdict"]) == ("inconclusive", "divergent")
+    assert move["why"].startswith("a line of the moved body differs and no configuration told the versions apart")

@@ -170,7 +170,7 @@ class MovesSubject(Subject):
             if verdict["verdict"] in NOT_PROVEN and m.source not in (split or {}):  # the reason first, in words
                 from equivalence.subjects.moves_report import why_not_proven
 
-                why = why_not_proven(report) + (f" ({why})" if why else "")
+                why = ((alone or {}).get("why") or why_not_proven(report)) + (f" ({why})" if why else "")
             listed.append({**entry, "other_edits": own.get(m.source, edits), **verdict, **({"why": why} if why else {})})
         check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report}
         return check, listed, {method: (first.source, report["verdict"]) for method, _ in together}
@@ -386,7 +386,12 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
                                f"stubbed), so what the reads through it give is not known"} if unknown else {}),
                     **({"shown_by": shown} if changes and shown and not unknown else {})})
     first = next((d for p in alone.get("pairs", []) for d in p.get("divergences", [])), None)
+    if alone["verdict"] in NOT_PROVEN:  # said from the move alone's own check, not the whole path's
+        from equivalence.subjects.moves_report import why_not_proven
+
+        why = why_not_proven(alone)
     return {"verdict": alone["verdict"], "edits": out, **({"first_difference": first} if first else {}),
+            **({"why": why} if alone["verdict"] in NOT_PROVEN else {}),
             **({"wrapped_by": [wrap.wrapper for wrap, _ in wraps]} if wraps else {})}
 
 
