@@ -944,3 +944,75 @@ def test_a_move_alone_left_unproven_says_why_from_its_own_check(tmp_path):
     (move,) = json.loads(out.read_text())["moves"]
     assert (move["verdict"], move["path_verdict"]) == ("inconclusive", "divergent")
     assert move["why"].startswith("a line of the moved body differs and no configuration told the versions apart")
+
+
+MEMO_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/rope.py": '''\
+import functools
+import os
+
+
+@functools.lru_cache(maxsize=None)
+def _mode():
+    return os.environ.get("ROPE_MODE", "plain")
+
+
+class Rope:
+    def __init__(self, base):
+        self.base = base
+
+    def total(self, n):
+        return sum(self.shard(n))
+
+    @functools.lru_cache(maxsize=8)
+    def shard(self, n):
+        step = 1 if n > 0 else -1
+        start = self.base * 2 if _mode() == "scaled" else self.base
+        out = [start + i * step for i in range(abs(n))]
+        return out
+'''}
+MEMO_AFTER = {**MEMO_BEFORE, "sglang/srt/rope.py": '''\
+import functools
+
+from sglang.srt.rope_utils import rope_shard
+
+
+class Rope:
+    def __init__(self, base):
+        self.base = base
+
+    def total(self, n):
+        return sum(self.shard(n))
+
+    @functools.lru_cache(maxsize=8)
+    def shard(self, n):
+        return rope_shard(self.base, n)
+''', "sglang/srt/rope_utils.py": '''\
+import functools
+import os
+
+
+@functools.lru_cache(maxsize=None)
+def _mode():
+    return os.environ.get("ROPE_MODE", "plain")
+
+
+def rope_shard(base, n):
+    step = 1 if n > 0 else -1
+    start = base * 2 if _mode() == "scaled" else base
+    out = [start + i * step for i in range(abs(n))]
+    return out
+'''}
+
+
+def test_a_memoised_method_is_checked_and_no_memo_outlives_a_configuration(tmp_path):
+    # `@lru_cache` wraps the method (the file's function is found through __wrapped__), and the
+    # modules' memoised `_mode()` is emptied before each run: a value the world gave one
+    # configuration never answers the next, so both of its branches run
+    before, after = _tree(tmp_path / "b", MEMO_BEFORE), _tree(tmp_path / "a", MEMO_AFTER)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    (move,) = report["moves"]
+    assert (move["from"], move["verdict"]) == ("Rope.shard", "equivalent")
+    coverage = report["checks"][0]["report"]["pairs"][0]["coverage"]
+    assert coverage["after"]["hit"] == coverage["after"]["branches"] > 0

@@ -35,7 +35,7 @@ from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
-from equivalence.engine.run.observe import Observation, _proxy
+from equivalence.engine.run.observe import Observation, _proxy, memo_clearers
 from equivalence.engine.world.standins import CURRENT, traced_class
 from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Absent, Domains, World, canon, is_standin, value
 from equivalence.engine.run.seeded import reseed
@@ -119,12 +119,15 @@ class Session:
         self.raised_at: str | None = None  # where the last run's first exception was raised (why_not_run)
         self.want_where = False
         self.declared = _declared_keys(loaded.shape, signatures, version.names)  # what the code declares its inputs to be
+        self.caches = memo_clearers(loaded.modules.values())
         package = loaded.shape.owner_rel.split("/")[0]
         self.imports = FunctionImports(loaded.modules.values(), package,
                                        lambda qualname: loaded.shape.tree.canonical(qualname))
 
     def run(self, config: dict) -> tuple[Observation, World]:
         reseed()
+        for clear in self.caches:  # a memo filled in one configuration never answers the next
+            clear()
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.declared = self.declared.options
         CURRENT.append(world)

@@ -273,7 +273,7 @@ def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
     out = []
     if ext.method is not None:
         role = {"wrapper": "wrapper", "static": "static method"}.get(ext.shape, "method")
-        fn = _function(cls.__dict__.get(ext.method_name))
+        fn = _from_file(_function(cls.__dict__.get(ext.method_name)), ext.files.path(ext.source_rel), ext.method_name)
         if not isinstance(fn, types.FunctionType):
             raise LoadError(f"{ext.files.path(ext.source_rel)}:{ext.method.lineno}: {ext.class_name}.{ext.method_name} "
                             f"is not the function from the file ({fn!r})")

@@ -13,6 +13,7 @@ instance's attributes at the end. A stub the code reaches without the analysis h
 from __future__ import annotations
 
 import builtins
+import functools
 import logging
 from dataclasses import dataclass, field
 
@@ -108,11 +109,14 @@ class Session:
         self.namespaces = frozenset(id(m.__dict__) for m in version.modules.values())
         self.trees = {version.ext.files.path(rel): version.ext.files.parse(rel) for rel in version.modules}
         self.declared = DeclaredKeys.of_extraction(version.ext)  # what the code declares its inputs to be
+        self.caches = memo_clearers(version.modules.values())
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
                                        lambda qualname: hints.key(version.ext.files.canonical(qualname)))
 
     def run(self, config: dict) -> tuple[Observation, World]:
         reseed()
+        for clear in self.caches:  # a memo filled in one configuration never answers the next
+            clear()
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.namespaces, world.trees, world.declared = self.namespaces, self.trees, self.declared.options
         CURRENT.append(world)
@@ -194,6 +198,24 @@ class Session:
         finally:
             self.want_where = False
         return why.never_called(" and ".join(never), observation.exception, self.raised_at)
+
+
+def memo_clearers(modules) -> list:
+    """`cache_clear` of each memoised function the modules define (`@functools.lru_cache`,
+    `@cache`), at module level or in a class of theirs: each run starts with them empty. Only
+    the memo's own type is looked at (a stand-in or stub answers any attribute)."""
+    out = []
+    for module in modules:
+        for value in list(vars(module).values()):
+            own_class = issubclass(type(value), type) and value.__module__ == module.__name__
+            for v in [value, *vars(value).values()] if own_class else [value]:
+                v = v.__func__ if type(v) in (staticmethod, classmethod) else v
+                if type(v) is _MEMO and v.__module__ == module.__name__:
+                    out.append(v.cache_clear)
+    return out
+
+
+_MEMO = type(functools.lru_cache()(lambda: None))
 
 
 def _proxy(kind: str, current, platform: tuple = ()):
