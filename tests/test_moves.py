@@ -1016,3 +1016,20 @@ def test_a_memoised_method_is_checked_and_no_memo_outlives_a_configuration(tmp_p
     assert (move["from"], move["verdict"]) == ("Rope.shard", "equivalent")
     coverage = report["checks"][0]["report"]["pairs"][0]["coverage"]
     assert coverage["after"]["hit"] == coverage["after"]["branches"] > 0
+
+
+def test_a_component_an_owner_method_builds_and_returns_is_proven_through_the_owner(tmp_path):
+    # `self.stats_recorder = self._make_recorder()`: the component is the class the method
+    # returns, and the method runs for real
+    after = _edited(tmp_path, "after_component", "sglang/srt/engine.py",
+                    "        self.stats_recorder = StatsRecorder()\n",
+                    "        self.stats_recorder = self._make_recorder()\n\n"
+                    "    def _make_recorder(self):\n"
+                    "        return StatsRecorder()\n")
+    code, report, _ = _run(tmp_path, after)
+    assert {m["from"]: m["verdict"] for m in report["moves"]} == {"Engine.record": "equivalent",
+                                                                  "Engine.summary": "equivalent"}
+    stats = after / "sglang/srt/stats.py"  # and an edit inside it is still told
+    stats.write_text(stats.read_text().replace("if len(counts) > 1:", "if len(counts) > 2:"))
+    code, report, _ = _run(tmp_path, after)
+    assert (code, report["verdict"]) == (1, "divergent")

@@ -41,6 +41,7 @@ class Shape:
     # name -> (its file, its def); the owner's own of the same name win
     inherited: dict[str, tuple[str, ast.FunctionDef]] = field(default_factory=dict)
     factory: Optional[str] = None  # built by a class or static method of the component: `C.from_model(...)`
+    made_by: Optional[str] = None  # built by a method of the owner returning it: `self._init_builder(...)`
     taken: Optional[ast.expr] = None  # `self.ATTR = EXPR`, no call: taken from another object, not built here
 
     @property
@@ -149,6 +150,9 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
     if shape.builder is None:
         return shape
     qualified = names.qualify(shape.build_call.func)
+    made = _made_by_owner_method(shape, names, package)
+    if made is not None:
+        shape.made_by, qualified = made
     if qualified is None or not qualified.startswith(package + "."):
         raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: self.{attr} is built by "
                          f"{ast.unparse(shape.build_call.func)}(...), which is no class of this tree that the "
@@ -171,8 +175,8 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
     if len(classes) != 1:
         raise ShapeError(f"{tree.path(rel)}: {comp_name} is defined {len(classes)} times at module level there")
     shape.component_rel, shape.component = rel, classes[0]
-    if shape.factory is not None:  # what the factory makes of its arguments is its own code: no field passed as is
-        return shape
+    if shape.factory is not None or shape.made_by is not None:
+        return shape  # what the factory makes of its arguments is its own code: no field passed as is
     own_init = _own_init(shape.component)
     if (shape.build_call.args and own_init is None) or any(k.arg is None for k in shape.build_call.keywords):
         raise ShapeError(f"{shape.where(owner_rel, shape.build_call)}: the component is built with positional or "
@@ -183,6 +187,39 @@ def find(root: Path, owner_rel: str, class_name: str, attr: str, overrides: Opti
         given = {**dict(zip(params, shape.build_call.args)), **shape.passed}
         shape.passed = {f: given[v] for f, v in _init_fields(shape.component).items() if v in given}
     return shape
+
+
+def _made_by_owner_method(shape: Shape, names: FileNames, package: str) -> Optional[tuple[str, str]]:
+    """(the method, the class it builds) when the builder's call is `self.M(...)`, a method of the
+    owner whose every `return` is None or a call of one same class of this tree (`return
+    Builder(...)`): the component is that class, built by running the method."""
+    func = shape.build_call.func
+    me = shape.builder.args.args[0].arg if shape.builder.args.args else "self"
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == me):
+        return None
+    method = shape.methods.get(func.attr)
+    if method is None:
+        return None
+    made = set()
+    for node in _own_nodes(method):
+        if not isinstance(node, ast.Return) or node.value is None or \
+                isinstance(node.value, ast.Constant) and node.value.value is None:
+            continue
+        qualified = names.qualify(node.value.func) if isinstance(node.value, ast.Call) else None
+        if qualified is None or not qualified.startswith(package + "."):
+            return None
+        made.add(qualified)
+    return (func.attr, made.pop()) if len(made) == 1 else None
+
+
+def _own_nodes(fn: ast.FunctionDef):
+    """The nodes of `fn`'s body, not those of functions or classes defined in it."""
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
 
 
 def _factory_class(tree: Checkout, qualified_class: str, method: str) -> Optional[tuple[str, str, str]]:

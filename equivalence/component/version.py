@@ -18,7 +18,7 @@ from equivalence.engine.load.errors import LoadError
 from equivalence.engine.load.faithful import HELPERS
 from equivalence.engine.load.inputs import Inputs, derive
 from equivalence.engine.load.stubs import StubScope
-from equivalence.engine.load.version import Unit, import_modules
+from equivalence.engine.load.version import Unit, from_file, import_modules
 from pysource.names import function_locals, outer_reads
 
 CONSTRUCT = "__equivalence_construct__"
@@ -97,10 +97,13 @@ def prepare(v: Loaded, moved: set[str], state: set[str], real_inputs: dict | Non
     real = {names.get(m, m) for m in moved if names.get(m, m) in owner_methods}
     if shape.builder is not None and shape.builder.name != "__init__":  # `__init__` itself: its statements run below
         real.add(shape.builder.name)
+    if shape.made_by is not None:  # the owner's method that builds the component and returns it
+        real.add(shape.made_by)
     units: list[Unit] = []
     rel = shape.owner_rel
     for name in sorted(real):
-        fn = _function(next((k.__dict__[name] for k in v.cls.__mro__ if name in k.__dict__), None))  # (inherited)
+        fn = from_file(_function(next((k.__dict__[name] for k in v.cls.__mro__ if name in k.__dict__), None)),
+                        shape.tree.path(shape.rel_of(name)), name)  # (inherited; under a wrapping decorator)
         if not isinstance(fn, types.FunctionType):
             raise LoadError(f"{shape.where(shape.rel_of(name), owner_methods[name])}: {shape.owner.name}.{name} is "
                             f"not the function from the file ({fn!r})")
@@ -109,7 +112,7 @@ def prepare(v: Loaded, moved: set[str], state: set[str], real_inputs: dict | Non
         units.append(Unit(f"{role} {name}", fn.__code__, owner_methods[name], shape.rel_of(name)))
     if v.component is not None:
         for name, node in shape.component_methods.items():
-            fn = _function(v.component.__dict__.get(name))
+            fn = from_file(_function(v.component.__dict__.get(name)), shape.tree.path(shape.component_rel), name)
             if not isinstance(fn, types.FunctionType):
                 raise LoadError(f"{shape.where(shape.component_rel, node)}: {shape.component.name}.{name} is not the "
                                 f"function from the file ({fn!r})")

@@ -258,7 +258,7 @@ def _function(value) -> types.FunctionType:
     return value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
 
 
-def _from_file(value, path: str, name: str):
+def from_file(value, path: str, name: str):
     """The function the file defines under a decorator that wraps it (`@contextmanager`,
     `functools.wraps`): the one whose code is the file's `def name`, found through `__wrapped__`
     (the wrapper may be defined in the same file)."""
@@ -273,13 +273,13 @@ def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
     out = []
     if ext.method is not None:
         role = {"wrapper": "wrapper", "static": "static method"}.get(ext.shape, "method")
-        fn = _from_file(_function(cls.__dict__.get(ext.method_name)), ext.files.path(ext.source_rel), ext.method_name)
+        fn = from_file(_function(cls.__dict__.get(ext.method_name)), ext.files.path(ext.source_rel), ext.method_name)
         if not isinstance(fn, types.FunctionType):
             raise LoadError(f"{ext.files.path(ext.source_rel)}:{ext.method.lineno}: {ext.class_name}.{ext.method_name} "
                             f"is not the function from the file ({fn!r})")
         out.append(Unit(role, fn.__code__, ext.method, ext.source_rel))
     if ext.function is not None:
-        fn = _from_file(modules[ext.target_rel].__dict__.get(ext.function.name), ext.files.path(ext.target_rel),
+        fn = from_file(modules[ext.target_rel].__dict__.get(ext.function.name), ext.files.path(ext.target_rel),
                         ext.function.name)
         if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename != ext.files.path(ext.target_rel):
             raise LoadError(f"{ext.files.path(ext.target_rel)}:{ext.function.lineno}: {ext.function.name} is not the "
