@@ -1033,3 +1033,25 @@ def test_a_component_an_owner_method_builds_and_returns_is_proven_through_the_ow
     stats.write_text(stats.read_text().replace("if len(counts) > 1:", "if len(counts) > 2:"))
     code, report, _ = _run(tmp_path, after)
     assert (code, report["verdict"]) == (1, "divergent")
+
+
+def test_a_renamed_method_whose_guarded_wrapper_the_owner_kept_is_called_through_it(tmp_path):
+    # `record` became the component's `add`; the owner keeps `record`, guarding against a missing
+    # component as its callers rely on: the after version is called through that wrapper
+    after = _edited(tmp_path, "after_component", "sglang/srt/engine.py",
+                    "        self.stats_recorder.record(name, value)\n",
+                    "        self.record(name, value)\n\n"
+                    "    def record(self, name, value):\n"
+                    "        if self.stats_recorder is None:\n"
+                    "            return\n"
+                    "        self.stats_recorder.add(name, value)\n")
+    stats = after / "sglang/srt/stats.py"
+    stats.write_text(stats.read_text().replace("def record(self, name, value):", "def add(self, name, value):"))
+    code, report, _ = _run(tmp_path, after)
+    moves = {m["from"]: m for m in report["moves"]}
+    assert {name: (m["to"], m["verdict"]) for name, m in moves.items()} == {
+        "Engine.record": ("Engine.stats_recorder.add", "inconclusive"),
+        "Engine.summary": ("Engine.stats_recorder.summary", "equivalent")}
+    # through the wrapper, its guard is the one branch no configuration takes (the owner always
+    # builds its component): said, not taken for a proof
+    assert "1 of " in moves["Engine.record"]["why"] and "never run" in moves["Engine.record"]["why"]

@@ -206,9 +206,9 @@ class ComponentPair:
 
 
 def _names(shape, renames: tuple[tuple[str, str], ...]) -> dict[str, str]:
-    """The renamed methods a version holds under their old name: the later name -> the old one."""
-    return {new: old for new, old in renames if new not in shape.methods and new not in shape.component_methods
-            and old in shape.methods}
+    """The renamed methods a version's owner holds under their old name (before the move, or a
+    wrapper kept after it, which callers still call): the later name -> the old one."""
+    return {new: old for new, old in renames if new not in shape.methods and old in shape.methods}
 
 
 def _left_along(shapes_, moved: set[str]) -> set[str]:

@@ -160,6 +160,7 @@ class Session:
                     method = world.value(f"call[{i}]")
                     if method is None:
                         break
+                    method = str.__str__(method)  # a name, never a string the world explores
                     if world.value(f"rebind@{i}"):
                         self._rebind(instance, world, i)
                     world.events.append(("call-begin", i, method))
