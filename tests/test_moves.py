@@ -1055,3 +1055,20 @@ def test_a_renamed_method_whose_guarded_wrapper_the_owner_kept_is_called_through
     # through the wrapper, its guard is the one branch no configuration takes (the owner always
     # builds its component): said, not taken for a proof
     assert "1 of " in moves["Engine.record"]["why"] and "never run" in moves["Engine.record"]["why"]
+
+
+def test_configurations_where_the_owner_holds_no_component_are_said_not_modelled(tmp_path):
+    # the builder returns None on a path (callers guard against it): those configurations are not
+    # what the check runs; said, never a harness failure
+    after = _edited(tmp_path, "after_component", "sglang/srt/engine.py",
+                    "        self.stats_recorder = StatsRecorder()\n",
+                    "        self.stats_recorder = self._make_recorder()\n\n"
+                    "    def _make_recorder(self):\n"
+                    "        if self.page_size is None:\n"
+                    "            return None\n"
+                    "        return StatsRecorder()\n")
+    code, report, _ = _run(tmp_path, after)
+    moves = {m["from"]: m for m in report["moves"]}
+    assert {name: m["verdict"] for name, m in moves.items()} == {"Engine.record": "inconclusive",
+                                                                  "Engine.summary": "inconclusive"}
+    assert "the owner holds None where its component would be" in moves["Engine.record"]["why"]

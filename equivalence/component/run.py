@@ -96,6 +96,9 @@ def seed_domains(domains: Domains, methods: list[str], calls: int = MAX_CALLS) -
         domains.options[f"rebind@{i}"] = [value(False), value(True)]
 
 
+NO_COMPONENT = "<the owner holds None for its component>"
+
+
 class Session:
     def __init__(self, version: Prepared, domains: Domains, pools: tuple, signatures: dict[str, Signature],
                  rebound: list[tuple[str, ...]], moved_state: list[str], calls: int = MAX_CALLS):
@@ -187,6 +190,10 @@ class Session:
         state = object.__getattribute__(instance, "__dict__")
         if method in self.version.on_owner:
             target = getattr(instance, self.version.names.get(method, method))
+        elif self.attr in state and state[self.attr] is None:
+            # the owner built no component in this configuration (its builder returned None): callers
+            # that guard against it are not what the check runs, so the configuration is not modelled
+            raise StubTouched(NO_COMPONENT, f"a call of {method}")
         elif self.attr in state:
             target = getattr(state[self.attr], method)
         else:  # as Python says it (a method moved into the component's builder not called yet: moved state unset)
