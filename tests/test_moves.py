@@ -1072,3 +1072,16 @@ def test_configurations_where_the_owner_holds_no_component_are_said_not_modelled
     assert {name: m["verdict"] for name, m in moves.items()} == {"Engine.record": "inconclusive",
                                                                   "Engine.summary": "inconclusive"}
     assert "the owner holds None where its component would be" in moves["Engine.record"]["why"]
+
+
+def test_a_move_the_group_leaves_unproven_says_why_in_its_own_words(tmp_path):
+    # `record` diverges; `summary`'s body changed where no configuration tells the versions apart:
+    # its reason is its own, in `why` as in its verdict line
+    after = _edited(tmp_path, "after_component", "sglang/srt/stats.py", "if len(counts) > 1:", "if len(counts) > 2:")
+    stats = after / "sglang/srt/stats.py"
+    stats.write_text(stats.read_text().replace("for name, values in self.stats.items() if values}",
+                                               "for name, values in self.stats.items() if len(values)}"))
+    code, report, _ = _run(tmp_path, after)
+    moves = {m["from"]: m for m in report["moves"]}
+    assert (code, moves["Engine.record"]["verdict"], moves["Engine.summary"]["verdict"]) == (1, "divergent", "inconclusive")
+    assert moves["Engine.summary"]["why"].startswith("its body changed (1 edit below) and no configuration showed")

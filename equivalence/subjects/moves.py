@@ -171,6 +171,8 @@ class MovesSubject(Subject):
                 from equivalence.subjects.moves_report import why_not_proven
 
                 why = ((alone or {}).get("why") or why_not_proven(report)) + (f" ({why})" if why else "")
+            elif verdict["verdict"] in NOT_PROVEN:  # its own verdict in the group: the line says why
+                why = verdict["verdict_line"].removeprefix(f"{verdict['verdict']}: ") + (f" ({why})" if why else "")
             listed.append({**entry, "other_edits": own.get(m.source, edits), **verdict, **({"why": why} if why else {})})
         check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report}
         return check, listed, {method: (first.source, report["verdict"]) for method, _ in together}
