@@ -87,7 +87,7 @@ def logic_of(ext: Extraction, own: set[str], assigned_before: str | None = None)
         body, results, caller_locals, dropped = list(node.body), {}, {}, ""
     else:
         body, results, caller_locals, dropped = _result_map(list(node.body), call, caller_self, text, entries)
-    if call.result.how == "expression" and isinstance(call.statement, ast.Return):
+    if call.result.how == "expression" and isinstance(call.statement, ast.Return) and call.where == "wrapper":
         body = _returned_through(body, call, caller_self, {a.arg for a in params} | stored_names(node))
     if ext.wrapper is not None:  # what the method's callers see: the wrapper's defaults
         defaults.update(_defaults(ext.wrapper.args, ext.text(ext.source_rel)))
@@ -158,9 +158,9 @@ def _result_map(body, call, caller_self, text, entries):
 
 
 def _returned_through(body: list[ast.stmt], call, caller_self: str, own_names: set[str]) -> list[ast.stmt]:
-    """The body with each `return X` made `return E[X]` when the caller returns `E[function(...)]`
-    (`return "/".join(build_parts(...))`: the old method went on with what the function now
-    returns). Left as it is when E evaluates a call before the function runs (the order would
+    """The body with each `return X` made `return E[X]` when the wrapper (the method the function
+    replaced) returns `E[function(...)]` (`return "/".join(build_parts(...))`: the old method went
+    on with what the function now returns; another method's call site keeps its own context). Left as it is when E evaluates a call before the function runs (the order would
     differ) or reads a name the function binds too (the substitution would capture it)."""
     outer = call.statement.value
     path = _path_to(outer, call.node)
