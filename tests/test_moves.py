@@ -1085,3 +1085,53 @@ def test_a_move_the_group_leaves_unproven_says_why_in_its_own_words(tmp_path):
     moves = {m["from"]: m for m in report["moves"]}
     assert (code, moves["Engine.record"]["verdict"], moves["Engine.summary"]["verdict"]) == (1, "divergent", "inconclusive")
     assert moves["Engine.summary"]["why"].startswith("its body changed (1 edit below) and no configuration showed")
+
+
+PULLED_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/senders.py": '''\
+class BaseSender:
+    def __init__(self, room):
+        self.room = room
+
+
+class FastSender(BaseSender):
+    def __init__(self, room, limit):
+        super().__init__(room)
+        self.limit = limit
+
+    def poll(self, ready):
+        if not ready:
+            return "waiting"
+        if len(ready) > self.limit:
+            return "overflow"
+        return f"sent {len(ready)} to {self.room}"
+'''}
+PULLED_AFTER = {**PULLED_BEFORE, "sglang/srt/senders.py": '''\
+class BaseSender:
+    def __init__(self, room):
+        self.room = room
+
+    def poll(self, ready):
+        if not ready:
+            return "waiting"
+        if len(ready) > self.limit:
+            return "overflow"
+        return f"sent {len(ready)} to {self.room}"
+
+
+class FastSender(BaseSender):
+    def __init__(self, room, limit):
+        super().__init__(room)
+        self.limit = limit
+'''}
+
+
+def test_a_method_pulled_up_into_its_base_is_checked_on_the_same_state(tmp_path):
+    before, after = _tree(tmp_path / "b", PULLED_BEFORE), _tree(tmp_path / "a", PULLED_AFTER)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (move["kind"], move["from"], move["to"], move["verdict"]) == (
+        "superclass", "FastSender.poll", "sglang.srt.senders.BaseSender.poll", "equivalent")
+    senders = after / "sglang/srt/senders.py"
+    senders.write_text(senders.read_text().replace("> self.limit", ">= self.limit"))
+    assert main([str(before), str(after), "--json", str(out)]) == 1

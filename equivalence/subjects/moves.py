@@ -27,8 +27,8 @@ NO_CALL_IN_CLASS = "calls it only from other modules"  # pysource.extraction's a
 
 PRESET_METHOD = ("ModelRunner", "configure_kv_cache_dtype")
 CHECKED = {"function": "method", "function, callers rewritten": "method", "component": "component",
-           "other class": "method"}
-NOT_CHECKED = {"superclass": "a method pulled up into a base class is not checked yet (found and listed only)"}
+           "other class": "method", "superclass": "method"}
+NOT_CHECKED: dict[str, str] = {}
 OTHER_CLASS = ("checked as a method of {cls} called on an instance in the same state as the {old} it left "
                "(each attribute of self alike in both): what the moved code does, not who calls it")
 
@@ -268,7 +268,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
     from equivalence.engine.load.version import CouldNotImport
     from equivalence.engine.run.frozen import frozen
 
-    if kind == "other class":
+    if kind in ("other class", "superclass"):  # a pulled-up method: its base's, on the same state
         return _check_in_other_class(first, trees, mutants)
 
     name = first.destination.name if first.destination.name != first.origin.name else None
