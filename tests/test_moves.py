@@ -1135,3 +1135,55 @@ def test_a_method_pulled_up_into_its_base_is_checked_on_the_same_state(tmp_path)
     senders = after / "sglang/srt/senders.py"
     senders.write_text(senders.read_text().replace("> self.limit", ">= self.limit"))
     assert main([str(before), str(after), "--json", str(out)]) == 1
+
+
+CO_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/args.py": '''\
+class Args:
+    def __init__(self, path, size):
+        self.path = path
+        self.size = size
+
+    def model_config(self):
+        if self.path is None:
+            raise ValueError("no path")
+        return {"path": self.path, "layers": 2}
+
+    def adjust(self):
+        config = self.model_config()
+        if config["layers"] > 1 and self.size:
+            self.size = self.size * config["layers"]
+        return self.size
+'''}
+CO_AFTER = {**CO_BEFORE, "sglang/srt/args.py": '''\
+class Args:
+    def __init__(self, path, size):
+        self.path = path
+        self.size = size
+''', "sglang/srt/config_of.py": '''\
+def model_config_of(args):
+    if args.path is None:
+        raise ValueError("no path")
+    return {"path": args.path, "layers": 2}
+''', "sglang/srt/hooks.py": '''\
+from sglang.srt.config_of import model_config_of
+
+
+def adjust(args):
+    config = model_config_of(args)
+    if config["layers"] > 1 and args.size:
+        args.size = args.size * config["layers"]
+    return args.size
+'''}
+
+
+def test_a_call_of_a_method_that_moved_too_is_said_to_be_that_move_s(tmp_path):
+    # `adjust` calls `self.model_config()`, which moved too (to `model_config_of`): where that is
+    # the first effect apart, the reviewer is told, and pointed at that move's own row
+    before, after = _tree(tmp_path / "b", CO_BEFORE), _tree(tmp_path / "a", CO_AFTER)
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    main([str(before), str(after), "--json", str(out), "--markdown", str(md)])
+    moves = {m["from"]: m for m in json.loads(out.read_text())["moves"]}
+    assert set(moves) == {"Args.model_config", "Args.adjust"}, moves
+    line = next(x for x in md.read_text().splitlines() if x.startswith("- `Args.adjust`"))
+    assert "before calls `self.model_config()`" in line
+    assert "(`Args.model_config` moved too, to `sglang.srt.config_of.model_config_of`" in line

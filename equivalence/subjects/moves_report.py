@@ -121,6 +121,8 @@ def _compared(report: dict) -> list[str]:
 def _changes(report: dict) -> list[str]:
     """Each move that changes behaviour, with its first difference real values show."""
     out = []
+    moved = {m["from"].rpartition(".")[2]: m for m in report.get("moves", []) if "." in m["from"]}
+    _difference = lambda d: _difference_of(d, moved)  # noqa: E731
     for c in report["checks"]:
         if c["report"]["verdict"] != "divergent":
             continue
@@ -142,7 +144,8 @@ def _changes(report: dict) -> list[str]:
     return (["", "### What changes behaviour", ""] + out) if out else []
 
 
-def _difference(d: dict) -> str:
+def _difference_of(d: dict, moved: dict[str, dict] | None = None) -> str:
+    """`moved`: the pair's moves by the method's name (a call of one that moved too is said so)."""
     what = d.get("explanation") or EXPLAIN.get(d["kind"], d["kind"])
     if "globals" in d:
         names = ", ".join(f"`{g['name']}`" for g in d["globals"])
@@ -153,7 +156,7 @@ def _difference(d: dict) -> str:
         text += f"; e.g. {given or 'every input at its first value'}"
     text += ")"
     if d.get("before") is not None:
-        effect = _first_effect_apart(d["before"], d["after"])
+        effect = _first_effect_apart(d["before"], d["after"], moved or {})
         if effect:
             text += f": {effect}"
         else:
@@ -163,9 +166,11 @@ def _difference(d: dict) -> str:
     return text
 
 
-def _first_effect_apart(before, after) -> str:
+def _first_effect_apart(before, after, moved: dict[str, dict] | None = None) -> str:
     """Where the effects (calls, writes, logs) of the two runs first differ, in words; "" when
-    they do not (the difference is in what they return or raise)."""
+    they do not (the difference is in what they return or raise). `moved`: the pair's moves by
+    the method's name: a call of `self.M` where the other calls the function M moved to is said
+    to be that other move's."""
     if not (isinstance(before, dict) and isinstance(after, dict)):
         return ""
     b, a = before.get("events") or [], after.get("events") or []
@@ -174,7 +179,19 @@ def _first_effect_apart(before, after) -> str:
     i = next((n for n, (x, y) in enumerate(zip(b, a)) if x != y), min(len(b), len(a)))
     said = lambda events: _effect(events[i]) if i < len(events) else "nothing more"
     nth = f"effect {i + 1}" if i else "the first effect"
-    return f"{nth}: before {said(b)}; after {said(a)}"
+    return f"{nth}: before {said(b)}; after {said(a)}" + _co_moved(b[i:i + 1], a[i:i + 1], moved or {})
+
+
+def _co_moved(b: list, a: list, moved: dict[str, dict]) -> str:
+    """" (`C.M` moved too, ...)" when the two effects are a call of `self.M` and a call of the
+    function M moved to."""
+    if not (b and a and b[0][0] == a[0][0] == "call" and len(b[0]) == len(a[0]) == 4):
+        return ""
+    name = str(b[0][1])
+    move = moved.get(name.removeprefix("self.")) if name.startswith("self.") and name.count(".") == 1 else None
+    if move is None or str(a[0][1]).rpartition(".")[2] != move["to"].rpartition(".")[2]:
+        return ""
+    return f" (`{move['from']}` moved too, to `{move['to']}`: its own verdict is in its row)"
 
 
 def _effect(event) -> str:
