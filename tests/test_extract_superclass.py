@@ -345,6 +345,27 @@ def test_refused_with_file_and_line(tmp_path, why, text, methods, state, line, s
     assert (root / POOLS).read_text() == before
 
 
+def test_a_name_bound_inside_an_if_block_is_refused_at_the_line_that_uses_it(tmp_path):
+    # the base goes to another module; `npu_ops` is imported under `if`: the refusal points at the
+    # moved code's use (line 10), not at line 1
+    root = _tree(tmp_path, """\
+    import os
+
+    if os.environ.get("NPU"):
+        import npu_ops
+
+
+    class Pool:
+        def m(self, x):
+            y = x + 1
+            return npu_ops.run(y)
+    """)
+    with pytest.raises(Refusal) as e:
+        refactor(root, _spec("m", target="sglang.srt.pool_base.PoolBase"))
+    assert f"{POOLS}:10:" in str(e.value) and "a name bound inside an if/try block" in str(e.value)
+    assert not (root / "sglang/srt/pool_base.py").exists()
+
+
 def test_super_of_the_class_elsewhere_is_refused(tmp_path):
     root = _tree(tmp_path, """\
     class Pool:

@@ -17,7 +17,7 @@ from codemods.extract_component.design import Design
 from codemods.extract_component.models import ComponentRun
 from codemods.syntax.annotations import is_lazy
 from codemods.syntax.import_placement import from_import
-from codemods.syntax.nodes import binding_line, parse
+from codemods.syntax.nodes import binding_line, parse, use_line_in
 from codemods.syntax.target_module import merge_into
 from codemods.syntax.travelling_code import Annotations, free_names, travelling_code
 from codemods.syntax.type_checking import add_type_checking_imports
@@ -78,7 +78,7 @@ def add_class(run: ComponentRun, text: str, old: Optional[str], class_code: str,
     annotations = Annotations(names, lazy, run.source_module, run.source_module.split(".")[0])
 
     def use_line(name: str) -> int:
-        return binding_line(text, name) or 1
+        return use_line_in(text, name, design.owner, design.methods)
 
     imports, globals_, type_imports = travelling_code(owner, text, [cls], package, run.source,
                                                       set(PROVIDED) | set(design.methods), use_line, annotations)

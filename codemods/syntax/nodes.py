@@ -169,6 +169,25 @@ def binding_line(text: str, name: str, nth: int = 0) -> Optional[int]:
                            rf"|(?:from\s+\S+\s+)?import\b[^\n]*\b{n}\b)", nth)
 
 
+def use_line_in(text: str, name: str, class_name: str, methods) -> int:
+    """The line where one of `class_name`'s `methods` (the moved code) first reads `name`, else
+    the line binding it at module level, indented or not (`if is_npu(): import torch_npu`), else 1:
+    what a refusal about `name` points at."""
+    from pysource import parsing
+
+    tree = parsing.parse(text)
+    wanted = set(methods)
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef) and cls.name == class_name:
+            lines = [n.lineno for fn in cls.body if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and fn.name in wanted for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+            if lines:
+                return min(lines)
+    n = re.escape(name)
+    return text_line(text, rf"^[ \t]*(?:{n}\s*(?::[^=\n]*)?=(?!=)|(?:async\s+)?def\s+{n}\b|class\s+{n}\b"
+                           rf"|(?:from\s+\S+\s+)?import\b[^\n]*\b{n}\b)") or 1
+
+
 class _OwnCode(cst.CSTVisitor):
     """The `Return`/`Yield` nodes of one function's own code: nested functions, lambdas and
     classes return (or yield) for themselves."""

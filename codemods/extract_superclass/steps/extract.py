@@ -22,7 +22,7 @@ from codemods.extract_superclass.analysis import Design
 from codemods.extract_superclass.models import Reading, SuperclassRun
 from codemods.syntax.annotations import is_lazy
 from codemods.syntax.import_placement import add_import, from_import
-from codemods.syntax.nodes import binding_line, parse, top_class
+from codemods.syntax.nodes import binding_line, parse, top_class, use_line_in
 from codemods.syntax.target_module import merge_into
 from codemods.syntax.travelling_code import Annotations, free_names, travelling_code
 from codemods.syntax.type_checking import add_type_checking_imports
@@ -223,7 +223,7 @@ def _target_text(run: SuperclassRun, text: str, owner: cst.Module, base: cst.Cla
     base = base.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
     def use_line(name: str) -> int:
-        return binding_line(text, name) or 1
+        return use_line_in(text, name, spec.class_name, spec.methods)
 
     names = free_names([base]) - free_names([base.visit(_NoAnnotations())])
     annotations = Annotations(frozenset(names), lazy, run.source_module, run.source_module.split(".")[0])
