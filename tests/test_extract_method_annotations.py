@@ -253,3 +253,15 @@ def test_a_patch_of_a_name_only_annotations_use_is_no_conflict(tmp_path):
              'def test_config(config):\n    pass\n')
     out = run(tmp_path, files={"test/test_config.py": patch})
     assert "model_config: ModelConfig" in signature(out[NEW_FILE]) and "test/test_config.py" not in out
+
+
+def test_a_name_imported_under_a_runtime_guard_is_refused_at_its_use_naming_the_binding_line(tmp_path):
+    guarded = RUNNER_TEXT.replace("if TYPE_CHECKING:\n", "if ModelConfig.hidden:\n    import fancy_kernels\n\nif TYPE_CHECKING:\n") \
+        .replace("            raise ValueError(", "            fancy_kernels.warn()\n            raise ValueError(")
+    with pytest.raises(Refusal) as exc:
+        run(tmp_path, guarded)
+    text = str(exc.value)
+    binding = guarded.splitlines().index("    import fancy_kernels") + 1
+    use = next(i for i, line in enumerate(guarded.splitlines(), 1) if "fancy_kernels.warn()" in line)
+    assert f"a name bound inside an if/try block (e.g. TYPE_CHECKING) in the source module (line {binding})" in text
+    assert exc.value.line == use, text

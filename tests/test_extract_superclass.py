@@ -366,6 +366,29 @@ def test_a_name_bound_inside_an_if_block_is_refused_at_the_line_that_uses_it(tmp
     assert not (root / "sglang/srt/pool_base.py").exists()
 
 
+def test_a_guarded_import_the_members_use_is_refused_at_the_use_naming_the_binding(tmp_path):
+    root = _tree(tmp_path, """\
+    import os
+
+    if os.environ.get("FAST"):
+        import fast_kernels
+
+
+    class Pool:
+        def keep(self):
+            return 1
+
+        def m(self):
+            return fast_kernels.run()
+    """)
+    before = (root / POOLS).read_text()
+    with pytest.raises(Refusal) as e:
+        refactor(root, _spec("m", target="sglang.srt.pool_base.PoolBase"))
+    assert f"{POOLS}:12:" in str(e.value) and "bound inside an if/try block" in str(e.value)
+    assert "(line 4)" in str(e.value)
+    assert (root / POOLS).read_text() == before
+
+
 def test_super_of_the_class_elsewhere_is_refused(tmp_path):
     root = _tree(tmp_path, """\
     class Pool:

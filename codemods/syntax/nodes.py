@@ -162,6 +162,14 @@ def text_line(text: str, pattern: str, nth: int = 0) -> Optional[int]:
     return text.count("\n", 0, hits[nth].start()) + 1 if len(hits) > nth else None
 
 
+def use_line_from(text: str, name: str, def_at: Optional[int]) -> int:
+    """The line where the moved method first spells `name` (else the first line that does)."""
+    pat = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+    start = sum(len(ln) for ln in text.splitlines(True)[:(def_at or 1) - 1])
+    hit = pat.search(text, start) or pat.search(text)
+    return text.count("\n", 0, hit.start()) + 1 if hit else (def_at or 1)
+
+
 def binding_line(text: str, name: str, nth: int = 0) -> Optional[int]:
     """The `nth` line binding `name` at column 0 (assignment, def, class or import), if any."""
     n = re.escape(name)

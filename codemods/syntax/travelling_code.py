@@ -99,8 +99,10 @@ def travelling_code(module: cst.Module, text: str, moved: Sequence[cst.BaseState
                               f"defines (line {_definition_line(text, name)}): the moved code could only import it "
                               f"from there, which closes an import cycle; move it by hand first to a module both "
                               f"can import (such as the target), then run again", path, use_line(name))
-            raise Refusal(f"moved code uses {name!r}, {what[kind]} in the source module; move it by hand", path,
-                          use_line(name))
+            at = _conditional_line(text, name) if kind == "conditional" else None
+            where = f" (line {at})" if at is not None else ""
+            raise Refusal(f"moved code uses {name!r}, {what[kind]} in the source module{where}; move it by hand",
+                          path, use_line(name) or at)
     changed = changes(text, wanted_globals.values())
     for idx, name in sorted(wanted_globals.items()):
         if name in changed:
@@ -128,6 +130,22 @@ def _dotted_uses(moved: Sequence[cst.BaseStatement]) -> set[str]:
             dotted = [node.id, *reversed(parts)]
             out |= {".".join(dotted[:i]) for i in range(2, len(dotted) + 1)}
     return out
+
+
+def _conditional_line(text: str, name: str) -> Optional[int]:
+    """The line of the first binding of `name` inside a top-level if/try/with block, if any."""
+    for top in parsing.parse(text).body:
+        if not isinstance(top, (ast.If, ast.Try, ast.With)):
+            continue
+        for n in ast.walk(top):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                if any((a.asname or a.name.split(".")[0]) == name for a in n.names):
+                    return n.lineno
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name:
+                return n.lineno
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == name:
+                return n.lineno
+    return None
 
 
 def _definition_line(text: str, name: str) -> int:

@@ -21,7 +21,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.extract_method.call_sites import find_sites, holders, require_calls, require_sites, rewrite_sites
-from codemods.syntax.nodes import binding_line, class_members, def_line, parse, plain_names, top_class
+from codemods.syntax.nodes import binding_line, class_members, def_line, parse, plain_names, top_class, use_line_from
 from codemods.core.errors import Refusal
 from codemods.core.formatting import Style, format_module
 from codemods.syntax.annotations import annotation_only, is_lazy
@@ -100,7 +100,7 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         own_globals |= rewired
 
     def use_line(name: str) -> int:
-        return _use_line(on_disk, name, def_line(on_disk, recipe.class_name, recipe.method_name))
+        return use_line_from(on_disk, name, def_line(on_disk, recipe.class_name, recipe.method_name))
 
     target_module = parse(target, target_text) if target_text is not None else None
     lazy = is_lazy(target_module) if target_module is not None else recipe.future_annotations
@@ -279,14 +279,6 @@ def _bound_names(function: cst.FunctionDef) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | \
         {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)} | \
         {(a.asname or a.name).split(".")[0] for a in ast.walk(tree) if isinstance(a, ast.alias)}
-
-
-def _use_line(text: str, name: str, def_at: Optional[int]) -> int:
-    """The line where the moved method first spells `name` (else the first line that does)."""
-    pat = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
-    start = sum(len(ln) for ln in text.splitlines(True)[:(def_at or 1) - 1])
-    hit = pat.search(text, start) or pat.search(text)
-    return text.count("\n", 0, hit.start()) + 1 if hit else (def_at or 1)
 
 
 class MoveFunction(Step[MethodRun, Handed]):
