@@ -193,6 +193,29 @@ def test_inferred_state_is_what_the_moved_members_use(tmp_path):
     assert "Pool(PoolBase)" in text and text.count("def __init__") == 1
 
 
+@pytest.mark.parametrize("format", [False, True])
+def test_a_base_init_cut_from_a_long_header_is_written_on_one_line(tmp_path, format):
+    root = _tree(tmp_path, """\
+    class Pool:
+        def __init__(
+            self,
+            capacity: int,
+            device: str = "cpu",
+        ):
+            self.seen = []
+            self.capacity = capacity
+            self.device = device
+
+        def note(self, x):
+            self.seen.append(x)
+    """)
+    write_plan(refactor(root, _spec("note", "seen"), format=format))
+    text = (root / POOLS).read_text()
+    base = text[text.index("class PoolBase"):text.index("class Pool(")]
+    assert "    def __init__(self):\n        self.seen = []\n" in base, base
+    assert "def __init__(\n        self,\n        capacity: int," in text  # Pool's own header is untouched
+
+
 def test_members_only_no_state(tmp_path):
     root = _tree(tmp_path, """\
     class Pool:

@@ -117,6 +117,44 @@ def _base_params(init: cst.FunctionDef, design: Design) -> cst.Parameters:
                           star_kwarg=kwarg, posonly_ind=p.posonly_ind if posonly else cst.MaybeSentinel.DEFAULT)
 
 
+def _one_line_header(fn: cst.FunctionDef) -> cst.FunctionDef:
+    """`fn` with its parameters' line breaks and trailing comma gone, as a person writes a header
+    cut down from a longer one (they were the longer list's: black keeps a list that ends in a comma
+    exploded); black breaks it again if it is too long. Unchanged when a comment sits among the
+    parameters (it would be lost)."""
+    p = fn.params
+    if "#" in cst.Module([]).code_for_node(p):
+        return fn
+    space = cst.SimpleWhitespace(" ")
+
+    def tidy(x):
+        if isinstance(x, cst.Param):
+            x = x.with_changes(whitespace_after_param=cst.SimpleWhitespace(""))
+        if isinstance(getattr(x, "comma", None), cst.Comma):
+            x = x.with_changes(comma=cst.Comma(whitespace_after=space))
+        return x
+
+    parts = {"posonly_params": [tidy(x) for x in p.posonly_params], "params": [tidy(x) for x in p.params],
+             "kwonly_params": [tidy(x) for x in p.kwonly_params]}
+    for key in ("posonly_ind", "star_arg", "star_kwarg"):
+        x = getattr(p, key)
+        parts[key] = tidy(x) if isinstance(x, cst.CSTNode) else x
+    order = [("posonly_params", i) for i in range(len(parts["posonly_params"]))] + [("posonly_ind", None)] + [
+        ("params", i) for i in range(len(parts["params"]))] + [("star_arg", None)] + [
+        ("kwonly_params", i) for i in range(len(parts["kwonly_params"]))] + [("star_kwarg", None)]
+    present = [(k, i) for k, i in order if (i is not None or isinstance(parts[k], cst.CSTNode))]
+    if present:
+        k, i = present[-1]
+        last = parts[k][i] if i is not None else parts[k]
+        if isinstance(getattr(last, "comma", None), cst.Comma):
+            last = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            if i is not None:
+                parts[k] = [*parts[k][:i], last]
+            else:
+                parts[k] = last
+    return fn.with_changes(params=p.with_changes(**parts), whitespace_before_params=cst.SimpleWhitespace(""))
+
+
 def _blank_free(node: cst.CSTNode) -> cst.CSTNode:
     """`node` without the blank lines above it (its comments kept)."""
     lines = list(node.leading_lines)
@@ -140,8 +178,11 @@ def split_class(run: SuperclassRun, cls: cst.ClassDef) -> tuple[cst.ClassDef, cs
         elif name == "__init__" and design.init is not None:
             split = design.init
             body = list(s.body.body)
-            base_init = s.with_changes(params=_base_params(s, design), decorators=[], body=s.body.with_changes(
+            base_params = _base_params(s, design)
+            base_init = s.with_changes(params=base_params, decorators=[], body=s.body.with_changes(
                 body=[_blank_free(body[i]) if n == 0 else body[i] for n, i in enumerate(split.span)]))
+            if base_params is not s.params:
+                base_init = _one_line_header(base_init)
             members.append(base_init)
             if not split.whole:
                 params = [*s.params.posonly_params, *s.params.params]
