@@ -217,6 +217,8 @@ class _FileUses:
         if around is not None and around is self.own:
             if _is_self(value) and (id(node) in self.parsed.called or self.reads_are_calls):
                 return  # the class's own call (a property's read): step 1 rewrites it
+            if not _is_self(value) and self._other_thing(value):
+                return  # `module.METHOD`, `Unrelated.METHOD`: a same-named attribute of something else
             what = (f"uses self.{method} other than by calling it (passed as a value?)" if _is_self(value)
                     else f"uses {ast.unparse(value)}.{method}")
             outside = False  # the class's own call sites are rewritten, and must all be `self.METHOD(...)`

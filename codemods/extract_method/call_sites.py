@@ -116,9 +116,16 @@ def holders(text: str, class_name: str, name: str) -> Optional[dict[str, Holder]
     return out
 
 
-def find_sites(cls: cst.ClassDef, name: str, text: str, members: Optional[dict[str, Holder]]) -> list[Site]:
+def find_sites(cls: cst.ClassDef, name: str, text: str, members: Optional[dict[str, Holder]],
+               path: Optional[Path] = None) -> list[Site]:
     """Every `<x>.name` in the class, in order; `members`: only those methods hold any (`holders`),
-    in those statements of their bodies when known (visiting a long `__init__` whole costs)."""
+    in those statements of their bodies when known (visiting a long `__init__` whole costs).
+    `path` (the file of `text`): leave out `m.name` where `m` is a module the file imports
+    (`module_names`): a same-named function of that module, not the method."""
+    if path is not None:
+        modules = module_names(text, path)
+        return [s for s in find_sites(cls, name, text, members)
+                if (dotted(s.node.value) or "").partition(".")[0] not in modules]
     if members is None:
         finder = _Finder(name, 0)
         cls.visit(finder)
@@ -140,6 +147,51 @@ def find_sites(cls: cst.ClassDef, name: str, text: str, members: Optional[dict[s
         _number(finder.sites, holder.lines)
         sites += finder.sites
     return sites
+
+
+def module_names(text: str, path: Path) -> frozenset[str]:
+    """The names the file binds only by importing a module: `import a.b` (`a`), `import a.b as m`,
+    `from p import m` where `p/m.py` (or `p/m/__init__.py`) is a file beside the package the file
+    is in (or, relative, beside the file); a name also bound any other way (assigned, a parameter,
+    a `def`, imported from elsewhere, `global`) is left out, as may be anything."""
+    tree = python_ast(text)
+    ancestors = [path.parent, *path.parent.parents]
+    imported: dict[str, bool] = {}
+    other: set[str] = set()
+
+    def is_module(dotted_name: str, base: Optional[Path] = None) -> bool:
+        rel = Path(*dotted_name.split("."))
+        places = [base] if base is not None else ancestors
+        return any((a / rel).with_suffix(".py").is_file() or (a / rel / "__init__.py").is_file() for a in places)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                bound = a.asname or a.name.partition(".")[0]
+                imported[bound] = imported.get(bound, True)
+        elif isinstance(node, ast.ImportFrom):
+            base = None
+            if node.level:
+                base = path.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+            for a in node.names:
+                full = f"{node.module}.{a.name}" if node.module else a.name
+                bound = a.asname or a.name
+                imported[bound] = imported.get(bound, True) and a.name != "*" and is_module(full, base)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+        elif isinstance(node, ast.MatchAs) and node.name or isinstance(node, ast.MatchStar) and node.name:
+            other.add(node.name)
+    return frozenset(n for n, ok in imported.items() if ok and n not in other)
 
 
 def _number(sites: list[Site], lines: list[int]) -> None:

@@ -262,7 +262,7 @@ def inferred_args(params: list[Param], own: list[str]) -> list[cst.Arg]:
 def _rewrite_call_sites(cls, text, path, recipe: Recipe, static: Static, style: Style) -> cst.ClassDef:
     callee = f"self.{recipe.method_name}"
     static.members = holders(text, recipe.class_name, recipe.method_name)
-    sites = find_sites(cls, recipe.method_name, text, static.members)
+    sites = find_sites(cls, recipe.method_name, text, static.members, path)
     if recipe.is_property:
         return _rewrite_reads(cls, sites, path, recipe, static, style)
     require_sites(sites, recipe, path, callee)

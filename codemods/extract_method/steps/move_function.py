@@ -163,7 +163,7 @@ def retarget_call_sites(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe
     """`... = self.method(...)` (step 1's call sites) -> `... = module.function(...)`."""
     callee = f"self.{recipe.method_name}"
     sites = find_sites(cls, recipe.method_name, text, holders(text, recipe.class_name, recipe.method_name)
-                       if members is None else members)
+                       if members is None else members, path)
     require_sites(sites, recipe, path, callee)
     require_calls(sites, "self", path, recipe.qualified)
     alias = recipe.target_alias
