@@ -201,3 +201,41 @@ def test_each_option_applies_to_every_method_and_behaviour_is_kept(tmp_path, opt
     assert "recovery." not in ast.unparse(_functions(root)["maybe_recover"])
     with pytest.raises(AlreadyApplied):
         refactor(root, replace(SPEC, **options))
+
+
+STATICS = {"pkg/__init__.py": "", "pkg/chat.py": '''\
+import math
+
+
+class Chat:
+    def effort(self, request):
+        return self._parse(request.value) or self._default(request.size)
+
+    @staticmethod
+    def _parse(value):
+        return None if value is None else max(0.0, min(float(value), 1.0))
+
+    @staticmethod
+    def _default(size):
+        return round(math.log2(size + 1) / 10, 3)
+'''}
+STATIC_USE = ("from types import SimpleNamespace as N; from pkg.chat import Chat; "
+              "print([Chat().effort(N(value=v, size=s)) for v in (None, 0, 0.5, 7) for s in (0, 3, 1000)])")
+
+
+def test_a_group_of_static_methods_runs_from_step_2_in_one_run(tmp_path):
+    """A static method reads as step 1 done: each method of the group runs the steps it lacks."""
+    from tests.checkouts import write_tree
+    root = write_tree(tmp_path / "t", STATICS)
+    before = subprocess.run([sys.executable, "-c", STATIC_USE], cwd=root, capture_output=True, text=True).stdout
+    spec = MethodSpec(class_name="Chat", method_name="_parse", methods=("_parse", "_default"),
+                      target_module="pkg.efforts", names={"_parse": "parse", "_default": "default"},
+                      no_wrapper=True, positional=True)
+    write_plan(refactor(root, spec))
+    chat, effort = (root / "pkg/chat.py").read_text(), (root / "pkg/efforts.py").read_text()
+    assert "staticmethod" not in chat and "efforts.parse(request.value) or efforts.default(request.size)" in chat
+    assert "def parse(value):" in effort and "def default(size):" in effort and "import math" in effort
+    after = subprocess.run([sys.executable, "-c", STATIC_USE], cwd=root, capture_output=True, text=True)
+    assert after.stdout == before and before, after.stderr
+    with pytest.raises(AlreadyApplied):
+        refactor(root, spec)

@@ -115,7 +115,7 @@ def plan_group(ctx: Context, spec: MethodSpec, steps: Optional[range], plan_one)
                          group_callers=tuple(c for c in methods[methods.index(m) + 1:] if m in calls[c]),
                          group_functions=tuple(moved))
         try:
-            plan = plan_one(run_ctx, recipe, STEPS.all)
+            plan = plan_one(run_ctx, recipe, None)  # from where the method is (a static method: step 2)
         except AlreadyApplied as exc:
             callers = [c for c in recipe.group_callers if c not in done]
             if callers and calls[callers[0]].get(m) is not None:  # it is a wrapper, which they call

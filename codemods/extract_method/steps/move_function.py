@@ -131,7 +131,7 @@ def move_function(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     hole = (index, [ln for ln in func.leading_lines if ln.comment is None])
     del cls_members[index]
     new_cls = cls.with_changes(body=cls.body.with_changes(body=cls_members))
-    new_cls = retarget_call_sites(new_cls, text, path, recipe, style, members)
+    new_cls = retarget_call_sites(new_cls, text, path, recipe, style, members, imported)
     new_body[new_body.index(cls)] = new_cls
     new_module = module.with_changes(body=new_body)
     if not imported:
@@ -159,8 +159,9 @@ def imports_target(module: cst.Module, bindings: dict, recipe: Recipe, package: 
 
 
 def retarget_call_sites(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe, style: Style,
-                        members: Optional[dict]) -> cst.ClassDef:
-    """`... = self.method(...)` (step 1's call sites) -> `... = module.function(...)`."""
+                        members: Optional[dict], imported: bool = False) -> cst.ClassDef:
+    """`... = self.method(...)` (step 1's call sites) -> `... = module.function(...)`. `imported`: the
+    module imports the target module as its alias already (a method reading the alias reads it)."""
     callee = f"self.{recipe.method_name}"
     sites = find_sites(cls, recipe.method_name, text, holders(text, recipe.class_name, recipe.method_name)
                        if members is None else members, path)
@@ -173,7 +174,8 @@ def retarget_call_sites(cls: cst.ClassDef, text: str, path: Path, recipe: Recipe
         if recipe.record and not (site.in_simple_statement and len(line.body) == 1
                                   and isinstance(line.body[0], cst.Assign) and line.body[0].value is site.call):
             raise Refusal(f"the call of {callee}(...) is not the unpacking assignment step 1 writes", path, site.line)
-        if spelled and site.holder is not None and alias in plain_names(site.holder):
+        if spelled and site.holder is not None and alias in plain_names(site.holder) \
+                and (not imported or _binds_locally(site.holder, alias)):  # a read finds the module imported
             raise Refusal(f"{site.holder.name.value} already uses the name {alias!r}, which would hide the module "
                           f"{recipe.target_module} at the call site", path, site.line)
     to = cst.parse_expression(recipe.callee)
@@ -279,6 +281,24 @@ def _bound_names(function: cst.FunctionDef) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | \
         {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)} | \
         {(a.asname or a.name).split(".")[0] for a in ast.walk(tree) if isinstance(a, ast.alias)}
+
+
+def _binds_locally(holder: cst.FunctionDef, name: str) -> bool:
+    """Whether `holder` binds `name` itself (a parameter, an assignment, an import, a nested def,
+    `global`): else its reads of `name` find the module's binding."""
+    fn = ast.parse(cst.Module(body=[holder.with_changes(decorators=[], leading_lines=[])]).code).body[0]
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and node.name == name:
+            return True
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name \
+                or isinstance(node, ast.arg) and node.arg == name \
+                or isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                    (a.asname or a.name.partition(".")[0]) == name for a in node.names) \
+                or isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names \
+                or isinstance(node, ast.ExceptHandler) and node.name == name:
+            return True
+    return False
 
 
 class MoveFunction(Step[MethodRun, Handed]):
