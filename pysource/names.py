@@ -193,6 +193,19 @@ def read_before_bound(statements: list[ast.stmt]) -> set[str]:
     return out
 
 
+def own_returns(body: list[ast.stmt]):
+    """The `return` statements of the statements' own code, not of functions, lambdas or classes
+    defined in them (each yielded before its children are looked at: it may be changed in place)."""
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Return):
+            yield n
+        todo.extend(ast.iter_child_nodes(n))
+
+
 def _own_scope(node: ast.AST):
     """`node` and what it holds in its own scope, in evaluation order for the simple statements
     that matter here (an assignment's value before its targets)."""

@@ -35,10 +35,10 @@ from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
-from equivalence.engine.run.observe import Observation, _proxy, memo_clearers
+from equivalence.engine.run.observe import Observation, _proxy
 from equivalence.engine.world.standins import CURRENT, traced_class
 from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Absent, Domains, World, canon, is_standin, value
-from equivalence.engine.run.seeded import reseed
+from equivalence.engine.run.seeded import memo_clearers, start_afresh
 from equivalence.engine.run.time_limit import CUT, RanTooLong, limited
 
 MAX_CALLS = 2  # every method alone, and every ordered pair (check.shapes)
@@ -128,9 +128,7 @@ class Session:
                                        lambda qualname: loaded.shape.tree.canonical(qualname))
 
     def run(self, config: dict) -> tuple[Observation, World]:
-        reseed()
-        for clear in self.caches:  # a memo filled in one configuration never answers the next
-            clear()
+        start_afresh(self.caches)
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.declared = self.declared.options
         CURRENT.append(world)

@@ -19,6 +19,7 @@ from pysource.checkout import Checkout
 from pysource.imports import FileNames
 from pysource.init_only import calls_on_self, run_only_in_init
 from pysource.modules import module_name
+from pysource.names import own_returns
 
 
 class ShapeError(Exception):
@@ -201,9 +202,8 @@ def _made_by_owner_method(shape: Shape, names: FileNames, package: str) -> Optio
     if method is None:
         return None
     made = set()
-    for node in _own_nodes(method):
-        if not isinstance(node, ast.Return) or node.value is None or \
-                isinstance(node.value, ast.Constant) and node.value.value is None:
+    for node in own_returns(method.body):
+        if node.value is None or isinstance(node.value, ast.Constant) and node.value.value is None:
             continue
         qualified = names.qualify(node.value.func) if isinstance(node.value, ast.Call) else None
         if qualified is None or not qualified.startswith(package + "."):
@@ -211,15 +211,6 @@ def _made_by_owner_method(shape: Shape, names: FileNames, package: str) -> Optio
         made.add(qualified)
     return (func.attr, made.pop()) if len(made) == 1 else None
 
-
-def _own_nodes(fn: ast.FunctionDef):
-    """The nodes of `fn`'s body, not those of functions or classes defined in it."""
-    todo = list(fn.body)
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
 
 
 def _factory_class(tree: Checkout, qualified_class: str, method: str) -> Optional[tuple[str, str, str]]:

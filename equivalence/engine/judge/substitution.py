@@ -14,7 +14,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from pysource.names import global_reads, loaded_names, stored_names
+from pysource.names import global_reads, loaded_names, own_returns, stored_names
 from pysource.extraction import Extraction
 from pysource.modules import file_absolute_module, source_segment
 
@@ -176,7 +176,7 @@ def _returned_through(body: list[ast.stmt], call, caller_self: str, own_names: s
     out = []
     for stmt in body:
         stmt = copy.deepcopy(stmt)
-        for node in _own_returns(stmt):
+        for node in own_returns([stmt]):
             node.value = ast.copy_location(through(node.value), node.value or node)
         out.append(stmt)
     if not (out and isinstance(out[-1], ast.Return)):  # falling off the end returns None
@@ -227,23 +227,11 @@ def _early_returns_bare(stmt: ast.stmt, final: str) -> ast.stmt:
     one's, so in the old method's terms it returns having written them (how the codemod turns a
     method's early `return` around)."""
     stmt = copy.deepcopy(stmt)
-    for node in _own_returns(stmt):
+    for node in own_returns([stmt]):
         if node.value is not None and ast.dump(node.value) == final:
             node.value = None
     return stmt
 
-
-def _own_returns(stmt: ast.stmt):
-    """The `return` statements of `stmt`'s own code, not of functions or classes defined in it
-    (each yielded before its children are looked at: it may be changed in place)."""
-    todo = [stmt]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(node, ast.Return):
-            yield node
-        todo.extend(ast.iter_child_nodes(node))
 
 
 def caller_note(uses: list[ast.stmt]) -> str:

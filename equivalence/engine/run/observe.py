@@ -13,7 +13,6 @@ instance's attributes at the end. A stub the code reaches without the analysis h
 from __future__ import annotations
 
 import builtins
-import functools
 import logging
 from dataclasses import dataclass, field
 
@@ -28,7 +27,7 @@ from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
 from equivalence.engine.world.values import same
 from equivalence.engine.world.world import OPAQUE, NONE, Absent, Domains, Hints, World, canon, value
-from equivalence.engine.run.seeded import reseed
+from equivalence.engine.run.seeded import memo_clearers, start_afresh
 from equivalence.engine.run.time_limit import CUT, RanTooLong, limited
 
 
@@ -114,9 +113,7 @@ class Session:
                                        lambda qualname: hints.key(version.ext.files.canonical(qualname)))
 
     def run(self, config: dict) -> tuple[Observation, World]:
-        reseed()
-        for clear in self.caches:  # a memo filled in one configuration never answers the next
-            clear()
+        start_afresh(self.caches)
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.namespaces, world.trees, world.declared = self.namespaces, self.trees, self.declared.options
         CURRENT.append(world)
@@ -198,24 +195,6 @@ class Session:
         finally:
             self.want_where = False
         return why.never_called(" and ".join(never), observation.exception, self.raised_at)
-
-
-def memo_clearers(modules) -> list:
-    """`cache_clear` of each memoised function the modules define (`@functools.lru_cache`,
-    `@cache`), at module level or in a class of theirs: each run starts with them empty. Only
-    the memo's own type is looked at (a stand-in or stub answers any attribute)."""
-    out = []
-    for module in modules:
-        for value in list(vars(module).values()):
-            own_class = issubclass(type(value), type) and value.__module__ == module.__name__
-            for v in [value, *vars(value).values()] if own_class else [value]:
-                v = v.__func__ if type(v) in (staticmethod, classmethod) else v
-                if type(v) is _MEMO and v.__module__ == module.__name__:
-                    out.append(v.cache_clear)
-    return out
-
-
-_MEMO = type(functools.lru_cache()(lambda: None))
 
 
 def _proxy(kind: str, current, platform: tuple = ()):

@@ -1,9 +1,11 @@
-"""Every run starts from the same random state: code that draws random numbers (a layer's weights
-initialised by `torch.nn.Linear`, `random.shuffle`) draws the same ones in both versions, and a
-difference in what it wrote is the code's, never the generator's."""
+"""Every run starts afresh: from the same random state (code that draws random numbers, a layer's
+weights initialised by `torch.nn.Linear`, `random.shuffle`, draws the same ones in both versions,
+and a difference in what it wrote is the code's, never the generator's), and with the memos of
+the code under test empty (a value one configuration gave never answers the next)."""
 
 from __future__ import annotations
 
+import functools
 import random
 import sys
 
@@ -28,3 +30,28 @@ def reseed() -> None:
         _torch_state = torch.get_rng_state() if hasattr(torch, "get_rng_state") else None
     else:
         torch.set_rng_state(_torch_state)
+
+
+def start_afresh(memo_clears: list) -> None:
+    """Before a run: the generators reseeded, each memo emptied (`memo_clearers`)."""
+    reseed()
+    for clear in memo_clears:
+        clear()
+
+
+def memo_clearers(modules) -> list:
+    """`cache_clear` of each memoised function the modules define (`@functools.lru_cache`,
+    `@cache`), at module level or in a class of theirs: each run starts with them empty. Only
+    the memo's own type is looked at (a stand-in or stub answers any attribute)."""
+    out = []
+    for module in modules:
+        for value in list(vars(module).values()):
+            own_class = issubclass(type(value), type) and value.__module__ == module.__name__
+            for v in [value, *vars(value).values()] if own_class else [value]:
+                v = v.__func__ if type(v) in (staticmethod, classmethod) else v
+                if type(v) is _MEMO and v.__module__ == module.__name__:
+                    out.append(v.cache_clear)
+    return out
+
+
+_MEMO = type(functools.lru_cache()(lambda: None))
