@@ -1187,3 +1187,65 @@ def test_a_call_of_a_method_that_moved_too_is_said_to_be_that_move_s(tmp_path):
     line = next(x for x in md.read_text().splitlines() if x.startswith("- `Args.adjust`"))
     assert "before calls `self.model_config()`" in line
     assert "(`Args.model_config` moved too, to `sglang.srt.config_of.model_config_of`" in line
+
+
+DECLARED_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/limits.py": '''\
+class Limits:
+    def __init__(self, size, cap):
+        self.size = size
+        self.cap = cap
+        self.clamp()
+
+    def clamp(self):
+        if self.cap is None:
+            return
+        if self.size > self.cap:
+            self.size = self.cap
+            self.clamped = True
+'''}
+DECLARED_AFTER = {**DECLARED_BEFORE, "sglang/srt/limits.py": '''\
+from sglang.srt.limits_hook import clamp_limits
+
+
+class Limits:
+    def __init__(self, size, cap):
+        self.size = size
+        self.cap = cap
+        clamp_limits(self)
+''', "sglang/srt/decisions.py": '''\
+def declare(target, source, **fields):
+    stash = getattr(target, "_declared", None)
+    if stash is None:
+        stash = target._declared = []
+    stash.append((source, fields))
+''', "sglang/srt/limits_hook.py": '''\
+from sglang.srt.decisions import declare
+
+
+def clamp_limits(limits):
+    if limits.cap is None:
+        return
+    if limits.size > limits.cap:
+        declare(limits, "clamp", size=limits.cap, clamped=True)
+'''}
+
+
+def test_writes_declared_through_a_call_instead_of_made_are_an_edit_apart_from_an_equivalent_move(tmp_path):
+    # the hook hands what the method wrote to `declare` (which records it, writing no field): the
+    # move is judged with the writes put back, the declaration listed as the edit that changes behaviour
+    before, after = _tree(tmp_path / "b", DECLARED_BEFORE), _tree(tmp_path / "a", DECLARED_AFTER)
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    assert main([str(before), str(after), "--json", str(out), "--markdown", str(md)]) == 1
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (move["from"], move["verdict"], move["path_verdict"]) == ("Limits.clamp", "equivalent", "divergent")
+    (declared,) = [e for e in move["other_edits"] if e["what"].startswith("writes declared, not made")]
+    assert "`declare(limits, …, size=…, clamped=…)`" in declared["what"] and declared["changes_behaviour"] is True
+    assert (declared["file"], declared["line"], declared["before"]) == \
+        ("sglang/srt/limits_hook.py", 8, "sglang/srt/limits.py:11")
+    assert not [e for e in move["other_edits"] if e["what"].startswith("line ")]  # said once, as the declaration
+    # a value declared other than the one written is the move's own difference
+    edited = {**DECLARED_AFTER, "sglang/srt/limits_hook.py": DECLARED_AFTER["sglang/srt/limits_hook.py"].replace(
+        "size=limits.cap,", "size=limits.cap - 1,")}
+    assert main([str(before), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1
+    (move,) = json.loads(out.read_text())["moves"]
+    assert move["verdict"] == "divergent"

@@ -18,8 +18,8 @@ from equivalence.subjects.registration import Options, Registration, option
 from pysource import layout
 from equivalence.subjects.moves_attribution import attribute
 from equivalence.subjects.moves_callers import NotMapped, delegation
-from equivalence.subjects.moves_edits import (body_edits, default_edits, source_edits, undo, undo_views, undo_wraps,
-                                              view_edits, wrap_edits)
+from equivalence.subjects.moves_edits import (body_edits, declare_edits, default_edits, function_in, source_edits, undo,
+                                              undo_declares, undo_views, undo_wraps, view_edits, wrap_edits)
 from pysource.moves import Move, find_moves
 
 NOT_PROVEN = ("inconclusive", "could not run")
@@ -151,11 +151,13 @@ class MovesSubject(Subject):
             return None, [{**entry, "verdict": "could not run", "why": str(e)} for entry in entries], {}
         alone = report.get("move_alone")
         views = tuple(v for m in group for v, _ in view_edits(m.origin.node, m.destination.node)) if alone else ()
+        declares = tuple(d for m in group for d, _ in declare_edits(m.origin.node, m.destination.node)) if alone else ()
         after_path = Path(job.trees[1][1])
         at_calls = {m.source: _call_edits(m, moves, layout.find_root(after_path, m.destination.rel).root)
                     for m in group}
         in_bodies = (alone["edits"] if alone else []) + body_edits(report, bool(alone), views,
-                                                                   tuple(alone.get("wrapped_by", ())) if alone else ())
+                                                                   tuple(alone.get("wrapped_by", ())) if alone else (),
+                                                                   declares)
         edits = in_bodies + \
             [e for m in group if m.kind.startswith("function")
              for e in default_edits(m.origin.node, m.destination.node, m.destination.rel)] + \
@@ -362,11 +364,18 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
         edits += [{"file": side.source_rel, "line": call.lineno, "before": f"{move.origin.rel}:{went_on}",
                    "what": wrap.what()} for wrap, call in wraps]
     views = view_edits(move.origin.node, move.destination.node)
+    declares = declare_edits(move.origin.node, move.destination.node)
     dest_rel = move.destination.rel
-    if views and dest_rel not in override:
-        override[dest_rel] = undo_views((root / dest_rel).read_text(encoding="utf-8"), move.destination.node, views)
+    if (views or declares) and dest_rel not in override:
+        text, function = (root / dest_rel).read_text(encoding="utf-8"), move.destination.node
+        if declares:  # the writes put back first, then the view read as the instance in them too
+            text = undo_declares(text, declares)
+            function = function_in(text, dest_rel, function)
+        override[dest_rel] = undo_views(text, function, view_edits(move.origin.node, function)) if views else text
         edits += [{"file": dest_rel, "line": stmt.lineno, "before": f"{move.origin.rel}:{move.origin.node.lineno}",
                    "what": view.what()} for view, stmt in views]
+        edits += [{"file": dest_rel, "line": stmt.lineno, "before": _written_at(move, declare),
+                   "what": declare.what()} for declare, stmt in declares]
     if not edits:
         return None
     try:
@@ -395,6 +404,15 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
     return {"verdict": alone["verdict"], "edits": out, **({"first_difference": first} if first else {}),
             **({"why": why} if alone["verdict"] in NOT_PROVEN else {}),
             **({"wrapped_by": [wrap.wrapper for wrap, _ in wraps]} if wraps else {})}
+
+
+def _written_at(move: Move, declare) -> str:
+    """Where the old body first assigned one of the fields a call now declares."""
+    me = move.origin.node.args.args[0].arg if move.origin.node.args.args else "self"
+    lines = [n.lineno for n in ast.walk(move.origin.node) if isinstance(n, ast.Attribute)
+             and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == me
+             and n.attr in declare.fields]
+    return f"{move.origin.rel}:{min(lines) if lines else move.origin.node.lineno}"
 
 
 def _called_in(function: str, pair: dict) -> bool:

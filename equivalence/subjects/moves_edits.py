@@ -113,6 +113,59 @@ def undo_views(text: str, function: ast.FunctionDef, views: list[tuple[ViewEdit,
 
 
 @dataclass(frozen=True)
+class DeclareEdit:
+    """The moved function hands the values the old body wrote to the instance to a call instead
+    (`declare(args, "why", x=v)` where the old body did `self.x = v`): the writes are declared, not
+    made, and what becomes of them is up to that call's function."""
+
+    call: str  # the declaring function as written
+    instance: str  # the parameter it is given
+    fields: tuple[str, ...]
+
+    def what(self) -> str:
+        return (f"writes declared, not made: `{self.call}({self.instance}, …, "
+                f"{', '.join(f'{f}=…' for f in self.fields)})` where the old body assigned "
+                f"{', '.join(f'`self.{f}`' for f in self.fields)}")
+
+
+def declare_edits(origin: ast.FunctionDef, function: ast.FunctionDef) -> list[tuple[DeclareEdit, ast.Expr]]:
+    """The call statements of the function that pass one of its parameters and, by keyword only,
+    fields the old body assigned to its instance (and nothing else by keyword)."""
+    me = origin.args.args[0].arg if origin.args.args else "self"
+    written = {n.attr for n in ast.walk(origin) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+               and isinstance(n.value, ast.Name) and n.value.id == me}
+    params = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    out = []
+    for stmt in ast.walk(function):
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+            continue
+        call = stmt.value
+        given = [a.id for a in call.args if isinstance(a, ast.Name) and a.id in params]
+        fields = tuple(k.arg for k in call.keywords)
+        if len(given) == 1 and fields and None not in fields and set(fields) <= written:
+            out.append((DeclareEdit(ast.unparse(call.func), given[0], fields), stmt))
+    return out
+
+
+def undo_declares(text: str, declares: list[tuple[DeclareEdit, ast.Expr]]) -> str:
+    """`text` with each declaring call replaced by the writes it declares, in its order
+    (`args.x = v`), as the old body made them."""
+    spans = []
+    for edit, stmt in declares:
+        indent = "\n" + " " * stmt.col_offset
+        spans.append((stmt, indent.join(f"{edit.instance}.{k.arg} = {ast.unparse(k.value)}"
+                                        for k in stmt.value.keywords)))
+    return _replaced(text, spans, wrap=False)
+
+
+def function_in(text: str, path: str, like: ast.FunctionDef) -> ast.FunctionDef:
+    """The `def` of `text` at `like`'s line and of its name (the same function, its file rewritten
+    below its header)."""
+    return next(n for n in ast.walk(parsing.parse(text, path)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.name == like.name and n.lineno == like.lineno)
+
+
+@dataclass(frozen=True)
 class WrapEdit:
     """The class's call of the function passes its result through a call the old body did not
     make (`redact(build_info(...))` where the old method went on with what it had built): an
@@ -200,21 +253,25 @@ WORDS = {"changed": "line changed", "removed": "line removed", "added": "line ad
 
 
 def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit, ...] = (),
-               wrappers: tuple[str, ...] = ()) -> list[dict]:
+               wrappers: tuple[str, ...] = (), declares: tuple[DeclareEdit, ...] = ()) -> list[dict]:
     """What the static check found beyond the move itself: each change of the moved body it does
     not explain (file:line on both sides), each module global the moved code reads that changed.
     Left out: lines apart only in their annotations (`self: Owner`); `sources_listed`: the
     fields' sources changed, listed already (`source_edits`), not again as the lines reading them;
     `views` (listed already): the view's statement, the lines apart only in reading through it, and
     its function as a new global; `wrappers` (listed already, `WrapEdit`): the line apart only in
-    the call wrapping the function's result."""
+    the call wrapping the function's result; `declares` (listed already): the line apart only in
+    declaring the writes it made."""
     out = []
     through = [(re.compile(rf"\b{re.escape(v.local)}\."), " ".join(f"{v.local} = {v.call}".split())) for v in views]
-    view_functions = {v.call.partition("(")[0].rpartition(".")[2] for v in views}
+    view_functions = {v.call.partition("(")[0].rpartition(".")[2] for v in views} | \
+        {d.call.rpartition(".")[2] for d in declares}
     for pair in report.get("pairs", []):
         static = pair.get("static")
         if not isinstance(static, dict):
             continue
+        declared = set().union(*(_writes_declared(r.get("after") or "", declares, through)
+                                 for r in static.get("residuals", []))) if declares else set()
         before_file = str(static.get("before", "")).split(":")[0]
         after_file = str(static.get("after", "")).split(":")[0]
         # a component's static check: each moved method where it is ("file:line name; ...")
@@ -230,6 +287,9 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
                 continue
             if any(" ".join(after.split()) == statement or (before and pattern.sub("self.", after) == before)
                    for pattern, statement in through):
+                continue
+            if declared and before and _statements(before) <= declared and (
+                    not after or _statements(after) is None and _declaring(after, declares)):
                 continue
             what = WORDS.get(r["kind"], r["kind"])
             method = r.get("method")
@@ -264,6 +324,41 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
                                     f"`{_short(str(c.get('after')))}`",
                             **({"read_by": c["read_by"]} if c.get("read_by") else {})})
     return out
+
+
+def _declaring(code: str, declares: tuple[DeclareEdit, ...]) -> ast.Call | None:
+    """The declaring call `code` is alone (one of `declares`), else None."""
+    try:
+        (stmt,) = ast.parse(code.strip()).body
+    except (SyntaxError, ValueError):
+        return None
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return call if isinstance(call, ast.Call) and any(ast.unparse(call.func) == d.call for d in declares) else None
+
+
+def _writes_declared(code: str, declares: tuple[DeclareEdit, ...], through) -> set[str]:
+    """The writes a declaring call stands for, each as the old body would make it on `self` (its
+    reads through a view read as `self`), dumped; empty when `code` is no declaring call."""
+    call = _declaring(code, declares)
+    if call is None:
+        return set()
+    declare = next(d for d in declares if ast.unparse(call.func) == d.call)
+    writes = "\n".join(f"{declare.instance}.{k.arg} = {ast.unparse(k.value)}" for k in call.keywords)
+    for pattern in [re.compile(rf"\b{re.escape(declare.instance)}\."), *(p for p, _ in through)]:
+        writes = pattern.sub("self.", writes)
+    return _statements(writes) or set()
+
+
+def _statements(code: str) -> set[str] | None:
+    """Each statement of `code`, dumped; None when it does not parse as statements that are all
+    assignments."""
+    try:
+        body = ast.parse(code.strip()).body
+    except SyntaxError:
+        return None
+    if not body or not all(isinstance(b, ast.Assign) for b in body):
+        return None
+    return {ast.dump(b) for b in body}
 
 
 def _unwrapped(code: str, wrappers: tuple[str, ...]) -> str | None:
