@@ -1249,3 +1249,52 @@ def test_writes_declared_through_a_call_instead_of_made_are_an_edit_apart_from_a
     assert main([str(before), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1
     (move,) = json.loads(out.read_text())["moves"]
     assert move["verdict"] == "divergent"
+
+
+RELOCATED_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/table.py": '''\
+def lookup(name):
+    return name in ("a", "b")
+''', "sglang/srt/args.py": '''\
+from sglang.srt.table import lookup
+
+
+class Args:
+    def summary(self):
+        return "args: " + self.describe()
+
+    def describe(self):
+        if lookup(self.name):
+            return "known"
+        return "unknown"
+'''}
+RELOCATED_AFTER = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/table.py": "", "sglang/srt/registry.py": '''\
+def lookup(name):
+    return name in ("a", "b")
+''', "sglang/srt/describe_hook.py": '''\
+from sglang.srt.registry import lookup
+
+
+def describe_args(args):
+    if lookup(args.name):
+        return "known"
+    return "unknown"
+''', "sglang/srt/args.py": '''\
+from sglang.srt.describe_hook import describe_args
+
+
+class Args:
+    def summary(self):
+        return "args: " + describe_args(self)
+'''}
+
+
+def test_a_function_the_moved_code_calls_that_moved_module_with_its_code_is_the_same_call(tmp_path):
+    # `lookup` moved from table.py to registry.py unchanged: both versions' calls of it read one answer
+    before, after = _tree(tmp_path / "b", RELOCATED_BEFORE), _tree(tmp_path / "a", RELOCATED_AFTER)
+    out = tmp_path / "r.json"
+    assert main([str(before), str(after), "--json", str(out)]) == 0
+    (move,) = json.loads(out.read_text())["moves"]
+    assert (move["from"], move["verdict"]) == ("Args.describe", "equivalent")
+    # moved with its code changed: another function, whose answers are not the same input
+    edited = {**RELOCATED_AFTER, "sglang/srt/registry.py": "def lookup(name):\n    return name in ('a',)\n"}
+    assert main([str(before), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1

@@ -22,6 +22,7 @@ import copy
 from dataclasses import dataclass, field
 
 from pysource.names import global_reads, loaded_names, stored_names
+from equivalence.engine.load.moved_functions import moved_unchanged
 from pysource.checkout import Checkout
 from pysource.modules import import_bindings, module_level_statements, module_name, source_segment
 
@@ -188,6 +189,8 @@ def _plain_imports(stmts: list[ast.stmt], name: str) -> set[str]:
 def _compare(before: _Side, b: ast.stmt, after: _Side, a: ast.stmt, name: str) -> tuple[bool, str, set[str]]:
     """(equal, detail, globals to compare next)."""
     b_q, a_q = before.qualname(b, name), after.qualname(a, name)
+    if b_q and a_q and b_q != a_q and moved_unchanged(before.tree, b_q, after.tree, a_q):
+        return True, f"moved from {b_q} to {a_q}, its code unchanged", set()
     if b_q and a_q and (b_q == a_q or not (isinstance(b, DEFS) and isinstance(a, DEFS))):
         detail = f"the same object: {a_q}" if b_q == a_q else f"before {b_q}, after {a_q}"
         return b_q == a_q, detail, set()

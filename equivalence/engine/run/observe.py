@@ -71,20 +71,26 @@ DIRECT = "called directly, not from its call site"  # the route of a run, when b
 DIRECT_OPTIONS = [value(False), value(True)]
 
 
+def _renamed(renamed: dict[str, str], key: str) -> str:
+    return renamed.get(key, key)
+
+
 class Session:
     """A loaded version ready to run configurations in a loop."""
 
     def __init__(self, version: Version, domains: Domains, pools: tuple = ((), (), ()), hints: Hints | None = None,
-                 shared: list[GlobalInput] = (), direct: bool = False):
+                 shared: list[GlobalInput] = (), direct: bool = False, renamed: dict[str, str] | None = None):
         """`shared`: globals the pair makes inputs beyond the version's own (inputs.target_defs),
         their real values put back after each run (the version may run in another pair).
         `direct`: a run may call the method directly instead of through its call site (the key
-        DIRECT; the pair says so when both versions can)."""
+        DIRECT; the pair says so when both versions can). `renamed`: input keys read under the
+        other version's key (a function moved to another module, load/moved_functions.py)."""
         self.version = version
         self.direct = direct
         self.domains = domains
         self.pools = pools  # (strings, ints) the code compares with, its tables' keys
         hints = hints or Hints()
+        renamed = renamed or {}
         real = {version.ext.method_name} | {method for method, _ in version.together}
         moved_along = {function for _, function in version.together}
         self.traced = traced_class(version.cls, real)
@@ -94,7 +100,8 @@ class Session:
                 continue  # moved with the method: runs for real, as its method does before
             module = version.modules[g.rel].__dict__
             if g.proxy is None:
-                self.globals.append((module, g.name, hints.key(g.key), [OPAQUE] if g.imported else [OPAQUE, NONE]))
+                self.globals.append((module, g.name, hints.key(_renamed(renamed, g.key)),
+                                     [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
                 module[g.name] = _proxy(g.proxy, module[g.name], g.platform)
         shared = [g for g in shared if not (g.name in moved_along and g.rel == version.ext.target_rel)]
@@ -110,7 +117,7 @@ class Session:
         self.declared = DeclaredKeys.of_extraction(version.ext)  # what the code declares its inputs to be
         self.caches = memo_clearers(version.modules.values())
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
-                                       lambda qualname: hints.key(version.ext.files.canonical(qualname)))
+                                       lambda qualname: hints.key(_renamed(renamed, version.ext.files.canonical(qualname))))
 
     def run(self, config: dict) -> tuple[Observation, World]:
         start_afresh(self.caches)

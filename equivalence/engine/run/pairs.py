@@ -20,6 +20,7 @@ from equivalence.engine.load.inputs import target_defs
 from equivalence.engine.load.literals import fixed_names
 from equivalence.engine.load.version import Version
 from equivalence.engine.run.observe import DIRECT, DIRECT_OPTIONS, Observation, Session
+from equivalence.engine.load.moved_functions import moved_functions
 from equivalence.engine.world.world import Domains, Hints, World
 
 BUDGET = 4000  # configurations per pair, beyond a preset's own
@@ -86,7 +87,8 @@ class Pair:
                   for side, v, o in (("before", before, after), ("after", after, before))}
         # the method called directly too, when both versions' call sites call it on some paths only
         self.direct = before.direct is not None and after.direct is not None and hints is None
-        self.sessions = {side: Session(v, domains, pools, hints, shared[side], self.direct)
+        renamed = {"before": {}, "after": moved_functions(before, after)}
+        self.sessions = {side: Session(v, domains, pools, hints, shared[side], self.direct, renamed[side])
                          for side, v in (("before", before), ("after", after))}
         self.refine = refine
         self.lazy = lazy_arguments(before, after)
