@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pysource.names import function_locals, innermost, outer_reads, read_before_bound, using_bound_locals
 from pysource.checkout import Checkout
+from pysource.inheritance import Found, Hierarchy, InheritanceError
 from pysource.modules import Binding, imports_in, module_level_statements, module_name, source_segment
 
 REEXPORT_DEPTH = 3  # `from .impl import f` in a package's __init__: followed this many times
@@ -90,6 +91,23 @@ class Extraction:
     call: FunctionCall | None
     function_name_inferred: bool = False  # no --name given: the wrapper's only keyword-only call
     is_property: bool = False  # the method is a `@property`: its reads `self.METHOD` are its call sites
+    # the method is not CLASS's own: the first class of CLASS's order defining it (`method` is its
+    # def, in file `method_rel`); run as CLASS's method on an instance of CLASS
+    inherited: Found | None = None
+
+    @property
+    def method_rel(self) -> str:
+        """The file holding `method`: CLASS's, or the base's it is inherited from."""
+        return self.inherited.rel if self.inherited is not None else self.source_rel
+
+    @property
+    def found_where(self) -> str:
+        """Where the method was found: `defined by CLASS (module:line)` or `inherited from BASE (module:line)`."""
+        if self.inherited is not None:
+            return f"inherited from {self.inherited.describe()}"
+        if self.method is not None:
+            return f"defined by {self.class_name} ({module_name(self.source_rel)}:{self.method.lineno})"
+        return f"not a method of {self.class_name}: {self.shape}"
 
 
     @property
@@ -103,7 +121,7 @@ class Extraction:
         """The function holding the logic and its file: the moved function, else the method."""
         if self.function is not None:
             return self.function, self.target_rel
-        return self.method, self.source_rel
+        return self.method, self.method_rel
 
     def text(self, rel: str) -> str:
         return self.files.text(rel)
@@ -135,6 +153,12 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
         name, calls = finder.infer_function(method)
         inferred = bool(calls)
     target = finder.single_target(calls, name)
+    inherited = None
+    if method is None and target is None and function_name is None:
+        inherited = _inherited(tree, source_rel, cls, method_name)
+        if inherited is not None:
+            method, name = inherited.member, method_name
+            kind = _method_kind(method)
     if method is None and target is None:
         found = _imported_function(tree, module, source_rel, name)
         if found is not None:
@@ -153,7 +177,7 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
                              "" if function_name else " (if the function has another name, pass --name FUNCTION)"))
     ext = Extraction(tree, source_rel, class_name, method_name, name, cls, method, kind,
                      wrapper=None, alias=None, target_module=None, target_rel=None, function=None,
-                     call_sites=[], call=None, function_name_inferred=inferred)
+                     call_sites=[], call=None, function_name_inferred=inferred, inherited=inherited)
     if target is not None and kind != "static":
         ext.target_module, ext.alias = target
         ext.target_rel, ext.function = _find_function(tree, ext.target_module, name, calls[0])
@@ -163,6 +187,17 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
     ext.call_sites = finder.call_sites(method_name, name if ext.function is not None else None, ext.is_property)
     ext.call = _the_call(ext, calls)
     return ext
+
+
+def _inherited(tree: Checkout, source_rel: str, cls: ast.ClassDef, method_name: str) -> Found | None:
+    """The class CLASS inherits `method_name` from, followed through its bases in the checkout (the
+    first of its method resolution order defining it); None when none does. LocateError when the
+    order cannot be told."""
+    try:
+        return Hierarchy(tree, source_rel.split("/")[0]).defining_class(
+            source_rel, cls.name, method_name, f"{tree.path(source_rel)}:{cls.lineno}")
+    except InheritanceError as e:
+        raise LocateError(f"{e}; {cls.name} has no method {method_name} of its own") from None
 
 
 def _imported_function(tree: Checkout, module: ast.Module, rel: str, name: str) -> str | None:

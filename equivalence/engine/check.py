@@ -46,11 +46,12 @@ class Method:
     # became: run for real in both versions (the method before, the function after), not inputs
     together: tuple[tuple[str, str], ...] = ()
     direct: bool = False  # each version's method called directly (not through a call site in the class)
+    bases: bool = False  # the modules of the class's bases in the checkout run for real (load.version.load)
     new_code_runs: bool = False  # a hand-written PR's new helpers beside the moved code: run, not changed globals
 
     def load(self, root, label: str, overrides: dict | None = None) -> Version:
         version = load(root, label, self.source_rel, self.class_name, self.method_name, self.function_name, overrides,
-                       self.real_inputs, self.direct)
+                       self.real_inputs, self.direct, self.bases)
         version.together = self.together
         version.new_code_runs = self.new_code_runs
         version.units += _moved_along_units(version, self.together)

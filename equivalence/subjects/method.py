@@ -71,6 +71,20 @@ class MethodSubject(OfAClass):
         except LocateError as e:
             raise LoadError(str(e)) from None
 
+    def inherited(self, trees) -> bool:
+        """Whether some version's CLASS inherits the method (`pysource.inheritance`): then each
+        version's is called directly on an instance of CLASS, the bases' modules real (a call site
+        in one class's body would not be the other's), and construction (`__init__`) follows
+        `super().__init__(...)` into the bases' real code."""
+        for _, path in trees:
+            root, source = self.find(path)
+            try:
+                if locate(root, source, self.class_name, self.method_name, self.args.name).inherited is not None:
+                    return True
+            except LocateError:
+                continue  # the version's own load reports it
+        return False
+
     def refactor(self):
         try:
             from codemods.extract_method import STEPS, MethodSpec, refactor
@@ -90,9 +104,11 @@ class MethodSubject(OfAClass):
         from equivalence.engine.run.frozen import frozen
 
         versions = []
+        inherited = self.inherited(trees)
         for label, path in trees:
             root, source = self.find(path)
-            method = Method(self.class_name, self.method_name, source, self.args.name)
+            method = Method(self.class_name, self.method_name, source, self.args.name, direct=inherited,
+                            bases=inherited or self.method_name == "__init__")
             try:
                 versions.append(method.load(root, label))
             except CouldNotImport as e:  # the tree is fine as input, its code cannot run here: reported

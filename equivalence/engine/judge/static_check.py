@@ -39,6 +39,7 @@ from pathlib import Path
 from pysource.modules import import_bindings, source_segment
 from pysource.names import child_blocks, stored_names
 from equivalence.engine.judge.call_sites import call_site_mismatches, site_source
+from equivalence.engine.judge.construction import read_through
 from equivalence.engine.judge.module_globals import ConstantCheck, _Side, compare_constants
 from pysource.extraction import Extraction, locate
 from equivalence.engine.judge.substitution import (Logic, MapEntry, StaticCheckError, assigned_targets, caller_note,
@@ -129,13 +130,16 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     `compare_constants`."""
     own = own_parameters(before) | own_parameters(after)
     old, new = logic_of(before, own), logic_of(after, own, assigned_targets(before))
+    old_through, new_through = {}, {}
+    if before.method_name == "__init__" or before.inherited is not None or after.inherited is not None:
+        (old_through, _), (new_through, _) = read_through(before, old), read_through(after, new)
     if together:
         old.body = [_MovedAlong(dict(together)).visit(stmt) for stmt in old.body]
         # the instance passed whole to a function moved along is the receiver `self.m(...)` had
         instance = {n for e in new.entries if e.kind == "instance" for n in (e.name, e.expression)}
         new.body = [_ReceiverPassed({f for _, f in together}, instance).visit(stmt) for stmt in new.body]
         new.global_reads = new.global_reads - {function for _, function in together}
-    old_imports, new_imports = _local_imports(old), _local_imports(new)
+    old_imports, new_imports = {**old_through, **_local_imports(old)}, {**new_through, **_local_imports(new)}
     old_spelled = _same_object_spelled_bare(old, before.files, old_imports, new, after.files, new_imports)
     new_spelled = _same_object_spelled_bare(new, after.files, new_imports, old, before.files, old_imports)
     uses = _dotted(old.body) | _dotted(new.body)
@@ -468,9 +472,12 @@ class _Aligner:
         if kind == "applied-by-caller":
             local = (a.targets[0] if isinstance(a, ast.Assign) else a.target).id
             note = caller_note(self.new.caller_locals[local])
+        through = [f"{'before' if s is b else 'after'}: line {s.lineno} of {s.read_through[0]}, read through "
+                   f"super()" for s in (b, a) if s is not None and getattr(s, "read_through", None)]
+        note = "; ".join([note, *through]) if note else "; ".join(through)
         self.residuals.append(Residual(
             kind, b.lineno if b else None, a.lineno if a else None,
-            _source(self.old.text, b, header), _source(self.new.text, a, header),
+            _source(_text_of(b, self.old.text), b, header), _source(_text_of(a, self.new.text), a, header),
             _mapped(a, header) if a else "", note))
 
 
@@ -486,6 +493,12 @@ def _branch(node: ast.If) -> ast.If:
     """One branch of a chain alone (its `elif` line and body)."""
     return ast.If(node.test, node.body, [], lineno=node.lineno, col_offset=node.col_offset,
                   end_lineno=node.body[-1].end_lineno, end_col_offset=node.body[-1].end_col_offset)
+
+
+def _text_of(stmt: ast.stmt | None, text: str) -> str:
+    """The text of the file `stmt` is in: its logic's, or the base's it was read through from."""
+    through = getattr(stmt, "read_through", None) if stmt is not None else None
+    return through[1] if through else text
 
 
 def _source(text: str, stmt: ast.stmt | None, header: bool) -> str:

@@ -28,6 +28,7 @@ from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.faithful import HELPERS
 from equivalence.engine.load.inputs import Inputs, derive
 from pysource.extraction import Extraction, LocateError, locate
+from pysource.inheritance import Hierarchy, InheritanceError
 from pysource.names import attribute_chain
 from pysource.modules import module_name
 from equivalence.engine.run.awaited import driven
@@ -160,17 +161,20 @@ def _without(tree: ast.Module, lines: set[int]) -> ast.Module:
 
 def load(root: Path, label: str, source_rel: str, class_name: str, method_name: str,
          function_name: str | None = None, overrides: dict[str, str] | None = None,
-         real_inputs: dict[str, str] | None = None, direct: bool = False) -> Version:
+         real_inputs: dict[str, str] | None = None, direct: bool = False, bases: bool = False) -> Version:
     """`real_inputs`: real modules a preset makes inputs (inputs.derive); `direct`: the method is
-    called directly, not through its call site (the other version has none in the class)."""
+    called directly, not through its call site (the other version has none in the class);
+    `bases`: the modules of the checkout defining the classes of CLASS's order run for real too
+    (the deepest first), so that what CLASS inherits, and `super()`, reach their real code."""
     overrides = dict(overrides or {})
     try:
         ext = locate(root, source_rel, class_name, method_name, function_name, overrides)
+        above = _base_modules(ext) if bases else []
     except LocateError as e:
         raise LoadError(str(e)) from None
     if direct:
         ext.call_sites = []
-    rels = [r for r in dict.fromkeys([ext.target_rel, source_rel]) if r]
+    rels = [r for r in dict.fromkeys([ext.target_rel, *above, source_rel]) if r]
     package = source_rel.split("/")[0]
     scope, modules = import_modules(ext.files, rels, label, package)
     scope.armed = True
@@ -178,6 +182,8 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
     entry, entry_args, entry_defaults, site_node = _compile_entry(ext, modules[source_rel])
     units = [Unit("call site", getattr(entry, "__wrapped__", entry).__code__, site_node, source_rel)] if ext.call_sites else []
     units += _method_units(ext, cls, modules)
+    if bases:
+        units += _super_units(ext, modules)
     local = [(source_rel, site_node, {*entry_args, PASSED})] + [(u.rel, u.node, set()) for u in units if u.role != "call site"]
     try:
         inputs = derive(local, {rel: ext.files.parse(rel) for rel in rels}, package, set(HELPERS), ext.files.canonical,
@@ -193,6 +199,15 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
     direct, direct_params = _direct_entry(ext, modules[source_rel]) if _calls_on_some_paths(ext) else (None, {})
     return Version(label, Path(root), ext, modules, cls, entry, entry_args, entry_defaults, units, inputs,
                    caller, scope, overrides, direct, direct_params)
+
+
+def _base_modules(ext: Extraction) -> list[str]:
+    """The files defining the classes of CLASS's order in the checkout, the deepest first."""
+    try:
+        return Hierarchy(ext.files, ext.source_rel.split("/")[0]).modules_in_order(
+            ext.source_rel, ext.class_name, f"{ext.files.path(ext.source_rel)}:{ext.class_node.lineno}")
+    except InheritanceError as e:
+        raise LocateError(str(e)) from None
 
 
 def _span(node: ast.AST) -> tuple:
@@ -273,11 +288,11 @@ def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
     out = []
     if ext.method is not None:
         role = {"wrapper": "wrapper", "static": "static method"}.get(ext.shape, "method")
-        fn = from_file(_function(cls.__dict__.get(ext.method_name)), ext.files.path(ext.source_rel), ext.method_name)
-        if not isinstance(fn, types.FunctionType):
-            raise LoadError(f"{ext.files.path(ext.source_rel)}:{ext.method.lineno}: {ext.class_name}.{ext.method_name} "
+        fn = from_file(_function(_looked_up(ext, cls, modules)), ext.files.path(ext.method_rel), ext.method_name)
+        if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename != ext.files.path(ext.method_rel):
+            raise LoadError(f"{ext.files.path(ext.method_rel)}:{ext.method.lineno}: {ext.class_name}.{ext.method_name} "
                             f"is not the function from the file ({fn!r})")
-        out.append(Unit(role, fn.__code__, ext.method, ext.source_rel))
+        out.append(Unit(role, fn.__code__, ext.method, ext.method_rel))
     if ext.function is not None:
         fn = from_file(modules[ext.target_rel].__dict__.get(ext.function.name), ext.files.path(ext.target_rel),
                         ext.function.name)
@@ -286,6 +301,59 @@ def _method_units(ext: Extraction, cls: type, modules: dict) -> list[Unit]:
                             f"function from the file ({fn!r})")
         out.append(Unit("function", fn.__code__, ext.function, ext.target_rel))
     return out
+
+
+def _super_units(ext: Extraction, modules: dict) -> list[Unit]:
+    """The methods `super().METHOD(...)` reaches from the method, in turn, on an instance of CLASS
+    (each the next class of CLASS's order defining it, in the checkout): run for real from the
+    bases' modules, their branches measured and their reads inputs, as the method's own
+    (`super().__init__(...)` runs the base's construction)."""
+    if ext.method is None or ext.method_kind == "static":
+        return []
+    where = f"{ext.files.path(ext.source_rel)}:{ext.class_node.lineno}"
+    hierarchy = Hierarchy(ext.files, ext.source_rel.split("/")[0])
+    current = ext.inherited.qualname if ext.inherited is not None else f"{module_name(ext.source_rel)}.{ext.class_name}"
+    node, out = ext.method, []
+    try:
+        while calls_super(node, ext.method_name) and len(out) < 16:
+            found = hierarchy.defining_class(ext.source_rel, ext.class_name, ext.method_name, where, after=current)
+            if found is None:
+                break
+            module = modules.get(found.rel)
+            owner = module.__dict__.get(found.class_node.name) if module is not None else None
+            fn = _function(owner.__dict__.get(ext.method_name)) if isinstance(owner, type) else None
+            fn = from_file(fn, ext.files.path(found.rel), ext.method_name)
+            if not isinstance(fn, types.FunctionType) or fn.__code__.co_filename != ext.files.path(found.rel):
+                raise LoadError(f"{ext.files.path(found.rel)}:{found.member.lineno}: {found.name}.{ext.method_name}, "
+                                f"which super().{ext.method_name} reaches, is not the function from the file ({fn!r})")
+            out.append(Unit(f"super {found.name}.{ext.method_name}", fn.__code__, found.member, found.rel))
+            current, node = found.qualname, found.member
+    except InheritanceError as e:
+        raise LoadError(str(e)) from None
+    return out
+
+
+def calls_super(fn: ast.AST, name: str) -> bool:
+    """Whether `fn`'s body calls `super().NAME(...)` (`super()` without arguments)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+               and isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name)
+               and n.func.value.func.id == "super" and not n.func.value.args for n in ast.walk(fn))
+
+
+def _looked_up(ext: Extraction, cls: type, modules: dict):
+    """CLASS's own method, or, when it inherits it, what Python's lookup on the loaded class finds:
+    it must be the defining class's, as the checkout tells it (a base the loader stubbed, or another
+    class of the order defining it at run time, is refused)."""
+    if ext.inherited is None:
+        return cls.__dict__.get(ext.method_name)
+    owner = next((c for c in cls.__mro__ if ext.method_name in c.__dict__), None)
+    module = modules.get(ext.inherited.rel)
+    expected = module.__dict__.get(ext.inherited.class_node.name) if module is not None else None
+    if owner is None or owner is not expected:
+        raise LoadError(f"{ext.files.path(ext.method_rel)}:{ext.method.lineno}: {ext.class_name} inherits "
+                        f"{ext.method_name} from {ext.inherited.name} as the checkout reads it, but the loaded class "
+                        f"finds it in {owner!r}: not proven")
+    return owner.__dict__[ext.method_name]
 
 
 def _compile_entry(ext: Extraction, module: types.ModuleType

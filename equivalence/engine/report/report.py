@@ -109,6 +109,7 @@ def pair_json(result: PairResult, static: StaticReport | str, render: Render = R
         "before": result.before.label,
         "after": result.after.label,
         "shapes": {"before": result.before.ext.shape, "after": result.after.ext.shape},
+        **({"found": found} if (found := found_where(result)) else {}),
         "verdict": verdict,
         **({"could_not_run": result.could_not_run} if result.could_not_run else {}),
         **({"untold_residuals": unexplained} if unexplained and verdict != "divergent" else {}),
@@ -123,6 +124,20 @@ def pair_json(result: PairResult, static: StaticReport | str, render: Render = R
         "inputs": {k: [describe(o) for o in options] for k, options in result.inputs.items()},
         "static": static.to_json() if isinstance(static, StaticReport) else {"error": static},
     }
+
+
+def found_where(result: PairResult) -> dict:
+    """Where each version's CLASS finds the method, when one of them inherits it (`defined by
+    CLASS (module:line)`, `inherited from BASE (module:line)`); else nothing."""
+    sides = (result.before.ext, result.after.ext)
+    if all(getattr(ext, "inherited", None) is None for ext in sides):
+        return {}
+    return {"before": sides[0].found_where, "after": sides[1].found_where}
+
+
+def found_lines(p: dict, lead: str) -> list[str]:
+    found = p.get("found")
+    return [f"{lead}before: {found['before']}; after: {found['after']}"] if found else []
 
 
 def harness_made(entry: dict) -> bool:
@@ -342,6 +357,7 @@ def markdown(report: dict) -> str:
     for i, p in enumerate(report["pairs"]):
         if p.get("could_not_run"):
             out += ["", f"### Could not run: {_named(p)}", f"- {p['could_not_run']}"]
+        out += found_lines(p, "- where the method is found: ")
         out += untold_section(p)
         out += difference_sections(p, earlier=report["pairs"][:i])
         for side, cov in p["coverage"].items():
@@ -464,6 +480,7 @@ def terminal(report: dict) -> str:
     lines = revision_lines(report) + compared_lines(report)
     for p in report["pairs"]:
         lines.append(pair_line(p, report))
+        lines += found_lines(p, "  ")
         if p.get("could_not_run"):
             lines.append(f"  could not run: {p['could_not_run']}")
         for c in p["classified"]:
