@@ -1298,3 +1298,15 @@ def test_a_function_the_moved_code_calls_that_moved_module_with_its_code_is_the_
     # moved with its code changed: another function, whose answers are not the same input
     edited = {**RELOCATED_AFTER, "sglang/srt/registry.py": "def lookup(name):\n    return name in ('a',)\n"}
     assert main([str(before), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1
+
+
+def test_a_line_apart_that_is_no_assignment_beside_a_declaration_is_listed(tmp_path):
+    # the declaration is said once; a changed line that writes nothing (a condition) is still an edit
+    edited = {**DECLARED_AFTER, "sglang/srt/limits_hook.py": DECLARED_AFTER["sglang/srt/limits_hook.py"].replace(
+        "if limits.cap is None:", "if not limits.cap:")}
+    out = tmp_path / "r.json"
+    assert main([str(_tree(tmp_path / "b", DECLARED_BEFORE)), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1
+    (move,) = json.loads(out.read_text())["moves"]
+    whats = [e["what"] for e in move["other_edits"]]
+    assert any(w.startswith("writes declared") for w in whats)
+    assert any(w.startswith("line changed") and "limits.cap" in w for w in whats)

@@ -288,7 +288,7 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
             if any(" ".join(after.split()) == statement or (before and pattern.sub("self.", after) == before)
                    for pattern, statement in through):
                 continue
-            if declared and before and _statements(before) <= declared and (
+            if declared and before and (_statements(before) or {""}) <= declared and (
                     not after or _statements(after) is None and _declaring(after, declares)):
                 continue
             what = WORDS.get(r["kind"], r["kind"])
