@@ -7,11 +7,14 @@ this the same call would read two different answers and be reported as a differe
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
-from equivalence.engine.load.version import Version
 from pysource.checkout import Checkout
 from pysource.modules import import_bindings, module_level_statements
 from pysource.names import global_reads
+
+if TYPE_CHECKING:  # the version module imports torch; the command line must start without it
+    from equivalence.engine.load.version import Version
 
 
 def moved_functions(before: Version, after: Version) -> dict[str, str]:
