@@ -1300,6 +1300,42 @@ def test_a_function_the_moved_code_calls_that_moved_module_with_its_code_is_the_
     assert main([str(before), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1
 
 
+def _relocated_with_helper(known_after: str) -> tuple[dict, dict]:
+    # `lookup` reads a helper of its own module that moved with it; the docstrings were reworded
+    before = {**RELOCATED_BEFORE, "sglang/srt/table.py": '''\
+def _known():
+    """The names we know."""
+    return ("a", "b")
+
+
+def lookup(name):
+    """Whether we know `name`."""
+    return name in _known()
+'''}
+    after = {**RELOCATED_AFTER, "sglang/srt/registry.py": f'''\
+def _known():
+    """Known names, in order."""
+    return {known_after}
+
+
+def lookup(name):
+    """True for a name we know."""
+    return name in _known()
+'''}
+    return before, after
+
+
+def test_a_moved_function_is_the_same_call_with_its_docstrings_reworded_and_its_helpers_read_through(tmp_path):
+    out = tmp_path / "r.json"
+    before, after = _relocated_with_helper('("a", "b")')
+    assert main([str(_tree(tmp_path / "b", before)), str(_tree(tmp_path / "a", after)), "--json", str(out)]) == 0
+    (move,) = json.loads(out.read_text())["moves"]
+    assert move["verdict"] == "equivalent"
+    # the helper it reads answers otherwise: another function, whatever the docstrings say
+    before, edited = _relocated_with_helper('("a",)')
+    assert main([str(_tree(tmp_path / "b2", before)), str(_tree(tmp_path / "e", edited)), "--json", str(out)]) == 1
+
+
 def test_a_line_apart_that_is_no_assignment_beside_a_declaration_is_listed(tmp_path):
     # the declaration is said once; a changed line that writes nothing (a condition) is still an edit
     edited = {**DECLARED_AFTER, "sglang/srt/limits_hook.py": DECLARED_AFTER["sglang/srt/limits_hook.py"].replace(

@@ -7,6 +7,7 @@ this the same call would read two different answers and be reported as a differe
 from __future__ import annotations
 
 import ast
+import copy
 from typing import TYPE_CHECKING
 
 from pysource.checkout import Checkout
@@ -47,8 +48,8 @@ def moved_unchanged(before: Checkout, was: str, after: Checkout, now: str) -> bo
 
 
 def def_code(files: Checkout, key: str) -> str | None:
-    """The code (dumped, without its docstring) of the module-level `def` that `key` names in
-    `files`; None when its module does not define one."""
+    """The code (dumped, without docstrings) of the module-level `def` that `key` names in
+    `files`, with what each global it reads is bound to; None when its module does not define one."""
     module, _, name = key.rpartition(".")
     rel = files.module_file(module) if module else None
     if rel is None:
@@ -56,21 +57,41 @@ def def_code(files: Checkout, key: str) -> str | None:
     module_body = files.parse(rel).body
     for node in module_body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            body = node.body[1:] if ast.get_docstring(node) is not None else node.body
-            # the globals it reads, as what they are: an import by the object it names, a binding
-            # of its module by its statement (the same code reading another value is another function)
-            reads = [f"{g}={_global(files, module, module_body, g)}" for g in sorted(global_reads(node)) if g != name]
-            return ast.dump(ast.Module(body=[*body], type_ignores=[])) + ast.dump(node.args) + \
-                "".join(ast.dump(d) for d in node.decorator_list) + ";".join(reads)
+            return _with_reads(files, module, module_body, node, {name})
     return None
 
 
-def _global(files: Checkout, module: str, body: list[ast.stmt], name: str) -> str:
+def _with_reads(files: Checkout, module: str, body: list[ast.stmt], node: ast.stmt, seen: set[str]) -> str:
+    # the globals it reads, as what they are: an import by the object it names, a binding of its
+    # module by its statement, followed into the module's own defs (the same code reading another
+    # value is another function)
+    reads = [f"{g}={_global(files, module, body, g, seen | {g})}" for g in sorted(global_reads(node)) if g not in seen]
+    return _dump(node) + ";".join(reads)
+
+
+def _dump(node: ast.AST) -> str:
+    """`ast.dump` of `node` with every docstring left out: a docstring reworded on the way is the
+    same code."""
+    class Strip(ast.NodeTransformer):
+        def generic_visit(self, n):
+            n = super().generic_visit(n)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(n) is not None:
+                n.body = n.body[1:] or [ast.Pass()]
+            return n
+    return ast.dump(Strip().visit(copy.deepcopy(node)))
+
+
+def _global(files: Checkout, module: str, body: list[ast.stmt], name: str, seen: set[str]) -> str:
     found = files.canonical(f"{module}.{name}")
     if found != f"{module}.{name}":
         return found
-    return "".join(ast.dump(s) for s in module_level_statements(body)
-                   if name in {b.name for b in import_bindings(s, "")} or (isinstance(s, (ast.Assign, ast.AnnAssign))
-                   and name in {n.id for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
-                                for n in ast.walk(t) if isinstance(n, ast.Name)})
-                   or (isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and s.name == name))
+    out = []
+    for s in module_level_statements(body):
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name:
+            out.append(_with_reads(files, module, body, s, seen))
+        elif name in {b.name for b in import_bindings(s, "")} or (isinstance(s, (ast.Assign, ast.AnnAssign))
+                and name in {n.id for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+                             for n in ast.walk(t) if isinstance(n, ast.Name)}) \
+                or (isinstance(s, ast.ClassDef) and s.name == name):
+            out.append(_dump(s))
+    return "".join(out)
