@@ -93,6 +93,7 @@ class MovesSubject(Subject):
         The checks are independent: each runs in a child process of its own (engine.forked),
         `--jobs` at a time."""
         from equivalence.engine.forked import Failed, default_jobs, run_each
+        from equivalence.engine.report.models import PairEntry
         from equivalence.engine.report.verdict import Report, overall
 
         jobs = []
@@ -124,7 +125,7 @@ class MovesSubject(Subject):
                                  f"branch counted)")
         verdicts = [c["report"]["verdict"] for c in checks] or ["could not run"]
         verdict = overall(verdicts)
-        return Report(verdict, verdict, tuple(p for c in checks for p in c["report"]["pairs"]),
+        return Report(verdict, verdict, tuple(PairEntry.from_json(p) for c in checks for p in c["report"]["pairs"]),
                       leading=(("moves", listed), ("checks", checks)))
 
     def _check_job(self, job: _Job, mutants: bool, intended) -> tuple[dict | None, list[dict], dict]:
