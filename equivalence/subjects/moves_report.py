@@ -48,9 +48,10 @@ def markdown(report: dict, render_check: Callable[[dict], str]) -> str:
         out.append(f"| … {len(moves) - TABLE_ROWS} more moves | | | the JSON lists every one |")
     out += _changes(report)
     out += _edits(moves)
-    checked = {name: Report.from_json(c["report"]) for c in report["checks"] for name in c["moves"]}
+    checked = {name: c["report"] for c in report["checks"] for name in c["moves"]}
     out += _reasons("Not proven", [m for m in moves if m["verdict"] in ("inconclusive", "could not run")],
-                    lambda m: why_not_proven(checked[m["from"]]) if m["from"] in checked else "no reason given")
+                    lambda m: why_not_proven(Report.from_json(checked[m["from"]])) if m["from"] in checked
+                    else "no reason given")
     out += _reasons("Not checked", [m for m in moves if m["verdict"] == "not checked"], lambda m: "no reason given")
     if report["checks"]:
         out += ["", "### Each check in full", "", GLOSSARY]
