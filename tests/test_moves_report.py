@@ -5,6 +5,7 @@ keeps its summary whole however many checks there are."""
 from __future__ import annotations
 
 from equivalence.engine.report.pr_comment import GITHUB_COMMENT_LIMIT, LINE_LIMIT, fit
+from equivalence.engine.report.verdict import Report
 from equivalence.subjects.moves_report import markdown, why_not_proven
 
 
@@ -44,7 +45,7 @@ def test_why_a_move_is_not_proven_is_said_from_its_check_once_for_the_moves_it_h
                                                      "why_missed": [{"branches": ["L7 if"],
                                                                      "why": "no input makes `n` negative"}]}})
     report = {"verdict": "inconclusive", "pairs": [pair]}
-    assert why_not_proven(report) == "1 of 4 branches after were never run (no input makes `n` negative)"
+    assert why_not_proven(Report.from_json(report)) == "1 of 4 branches after were never run (no input makes `n` negative)"
     checks = [{"moves": [f"Engine.{n}"], "kind": "method", "report": report} for n in ("a", "b")]
     md = markdown(_report([_move("a", "inconclusive"), _move("b", "inconclusive")], checks), lambda c: "details")
     assert "### Not proven: 2" in md
@@ -74,7 +75,7 @@ def test_other_edits_leave_out_annotations_and_say_lines_in_words():
                             residual("removed", "self.flush()", ""),
                             residual("changed", "rank = self.rank", "rank = self.rank")],
               "constants": []}
-    edits = body_edits({"pairs": [{"static": static}]})
+    edits = body_edits(Report.from_json({"verdict": "divergent", "pairs": [{"verdict": "divergent", "static": static}]}))
     assert [(e["file"], e["line"], e["before"], e["what"]) for e in edits] == [
         ("sglang/srt/sync.py", 9, "sglang/srt/engine.py:3", "line changed: `if n <= 0:` → `if n < 0:`"),
         ("sglang/srt/engine.py", 3, "sglang/srt/engine.py:3", "line removed: `self.flush()` → nothing"),

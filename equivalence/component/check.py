@@ -30,6 +30,7 @@ from equivalence.engine.judge.compare import (CLASSIFIED, EAGER, NOT_MODELLED, U
                                               kind_of_effects)
 from equivalence.engine.load.errors import LoadError
 from equivalence.engine.load.literals import fixed_names
+from equivalence.engine.report.models import PairEntry
 from equivalence.engine.report.report import EXPLAIN
 from equivalence.engine.report.verdict import COULD_NOT_RUN, Report
 from equivalence.engine.results import Checked
@@ -473,7 +474,7 @@ def _sequence(config: dict) -> list[str]:
     return out
 
 
-def pair_json(result: Result, static) -> dict:
+def pair_entry(result: Result, static) -> PairEntry:
     pair = result.pair
     diffs = pair.differences
     divergences = [_entry(result, diffs[k]) for k in sorted(diffs) if is_divergence(k)]
@@ -486,18 +487,18 @@ def pair_json(result: Result, static) -> dict:
                             "explanation": EXPLAIN["changed-module-global"]})
         verdict = "divergent"
     inputs = {k: pair.domains.options[k] for k in dict.fromkeys(k for c in result.configs for k in c)}
-    return {
-        "before": pair.before.label, "after": pair.after.label,
-        "shapes": {"before": _shape(pair.before), "after": _shape(pair.after)},
-        "verdict": verdict, **({"could_not_run": result.could_not_run} if result.could_not_run else {}),
-        "configs": len(result.configs), "budget_reached": result.budget_reached,
-        "divergences": divergences, "classified": classified, "not_modelled": not_modelled,
-        "coverage": {k: c.to_json() for k, c in result.coverage.items()},
-        "inputs": {k: [describe(o) for o in v] for k, v in inputs.items()},
-        "static": static.to_json(),
-        "component": {"methods": pair.methods, "state": pair.state,
-                      "rebound": [".".join(("self",) + c) for c in pair.rebound]},
-    }
+    return PairEntry(
+        before=pair.before.label, after=pair.after.label,
+        shapes={"before": _shape(pair.before), "after": _shape(pair.after)},
+        verdict=verdict, could_not_run=result.could_not_run or None,
+        configs=len(result.configs), budget_reached=result.budget_reached,
+        divergences=tuple(divergences), classified=tuple(classified), not_modelled=tuple(not_modelled),
+        coverage={k: c.to_json() for k, c in result.coverage.items()},
+        inputs={k: [describe(o) for o in v] for k, v in inputs.items()},
+        static=static.to_json(),
+        component={"methods": pair.methods, "state": pair.state,
+                   "rebound": [".".join(("self",) + c) for c in pair.rebound]},
+    )
 
 
 def _shape(v: Prepared) -> str:
@@ -520,7 +521,7 @@ def check(versions: list[Loaded], pairs: list[tuple[Loaded, Loaded]], subject: C
         mutant_report = run_mutants(results[-1].result, subject, budget) if mutants else None
     finally:
         restore()
-    return Report.of([pair_json(r.result, r.static) for r in results], mutant_report)
+    return Report.of([pair_entry(r.result, r.static) for r in results], mutant_report)
 
 
 def capture_logs_of(versions: list[Loaded]):

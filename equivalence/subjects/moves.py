@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 from equivalence.engine.load.errors import LoadError
+from equivalence.engine.report.models import PairEntry
+from equivalence.engine.report.verdict import Report, overall
 from equivalence.presets.kv_dtype.files import RUNNER_PATH
 from equivalence.presets.kv_dtype.preset import KvPreset
 from equivalence.subject import Subject
@@ -93,7 +95,6 @@ class MovesSubject(Subject):
         The checks are independent: each runs in a child process of its own (engine.forked),
         `--jobs` at a time."""
         from equivalence.engine.forked import Failed, default_jobs, run_each
-        from equivalence.engine.report.verdict import Report, overall
 
         jobs = []
         for index, ((b, a), moves) in enumerate(found.items()):
@@ -124,12 +125,13 @@ class MovesSubject(Subject):
                                  f"branch counted)")
         verdicts = [c["report"]["verdict"] for c in checks] or ["could not run"]
         verdict = overall(verdicts)
-        return Report(verdict, verdict, tuple(p for c in checks for p in c["report"]["pairs"]),
+        return Report(verdict, verdict, tuple(PairEntry.from_json(p) for c in checks for p in c["report"]["pairs"]),
                       leading=(("moves", listed), ("checks", checks)))
 
     def _check_job(self, job: _Job, mutants: bool, intended) -> tuple[dict | None, list[dict], dict]:
-        """One group of moves checked: (the check, or None when not run; each move's entry; the
-        methods moved along that ran within it -> (this move, its verdict))."""
+        """One group of moves checked: (the check, its report in JSON as the answer travels back, or
+        None when not run; each move's entry; the methods moved along that ran within it -> (this
+        move, its verdict))."""
         group, moves, sub_trees = job.group, job.moves, list(job.trees)
         first = group[0]
         entries = job.entries()
@@ -144,12 +146,12 @@ class MovesSubject(Subject):
         try:
             if kind == "preset":
                 report = self.preset.check(sub_trees, [(0, 1)], mutants,
-                                           {0: intended[job.index]} if job.index in intended else {}).to_json()
+                                           {0: intended[job.index]} if job.index in intended else {})
             else:
                 report = _check_group(first.kind, group, sub_trees, mutants, together)
         except LoadError as e:
             return None, [{**entry, "verdict": "could not run", "why": str(e)} for entry in entries], {}
-        alone = report.get("move_alone")
+        alone = report.section("move_alone")
         views = tuple(v for m in group for v, _ in view_edits(m.origin.node, m.destination.node)) if alone else ()
         declares = tuple(d for m in group for d, _ in declare_edits(m.origin.node, m.destination.node)) if alone else ()
         after_path = Path(job.trees[1][1])
@@ -168,7 +170,7 @@ class MovesSubject(Subject):
         listed = []
         for m, entry in zip(group, entries):
             verdict = {**_verdicts(report, alone), **(split or {}).get(m.source, {})}
-            why = report.get("through_callers", "")
+            why = report.section("through_callers") or ""
             if verdict["verdict"] in NOT_PROVEN and m.source not in (split or {}):  # the reason first, in words
                 from equivalence.subjects.moves_report import why_not_proven
 
@@ -176,8 +178,8 @@ class MovesSubject(Subject):
             elif verdict["verdict"] in NOT_PROVEN:  # its own verdict in the group: the line says why
                 why = verdict["verdict_line"].removeprefix(f"{verdict['verdict']}: ") + (f" ({why})" if why else "")
             listed.append({**entry, "other_edits": own.get(m.source, edits), **verdict, **({"why": why} if why else {})})
-        check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report}
-        return check, listed, {method: (first.source, report["verdict"]) for method, _ in together}
+        check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report.to_json()}
+        return check, listed, {method: (first.source, report.verdict) for method, _ in together}
 
     def markdown(self, report: dict) -> str:
         if self.ran_preset or "checks" not in report:
@@ -249,7 +251,7 @@ def _is_preset(move: Move) -> bool:
     return (move.origin.class_name, move.origin.name) == PRESET_METHOD and move.origin.rel == RUNNER_PATH
 
 
-def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: tuple = ()) -> dict:
+def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: tuple = ()) -> Report:
     """One move (a function) or the moves into one component, checked as --method / --component."""
     first = group[0]
     if kind == "component":
@@ -265,7 +267,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         sides = (subject.before(), subject)
         versions = [side.load(layout.find_root(Path(path), side.owner_rel).root, label)
                     for side, (label, path) in zip(sides, trees)]
-        return check(versions, [(versions[0], versions[1])], subject, mutants).to_json()
+        return check(versions, [(versions[0], versions[1])], subject, mutants)
     from equivalence.engine.check import Method, Unloaded, check
     from equivalence.engine.load.version import CouldNotImport
     from equivalence.engine.run.frozen import frozen
@@ -299,20 +301,21 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
         except CouldNotImport as e:
             versions.append(Unloaded(label, str(e)))
     with frozen():
-        report = check(versions, [(versions[0], versions[1])], method, mutants).to_json()
+        report = check(versions, [(versions[0], versions[1])], method, mutants)
     if notes:
-        report["through_callers"] = notes[0]
-    if report["verdict"] == "divergent" and not isinstance(versions[1], Unloaded):
+        report = report.adding("through_callers", notes[0])
+    if report.verdict == "divergent" and not isinstance(versions[1], Unloaded):
         alone = _move_alone(first, method, versions, trees[1], report, overrides)
         if alone:
-            report["move_alone"] = alone
+            report = report.adding("move_alone", alone)
             if alone["verdict"] == "equivalent" and all(e["changes_behaviour"] is None for e in alone["edits"]):
-                report.update(verdict="inconclusive", verdict_line="inconclusive: the move is equivalent, and what "
-                              "the reads through a view the check does not run give is not proven")
+                report = dataclasses.replace(report, verdict="inconclusive", verdict_line="inconclusive: the move is "
+                                             "equivalent, and what the reads through a view the check does not run "
+                                             "give is not proven")
     return report
 
 
-def _check_in_other_class(move: Move, trees, mutants: bool) -> dict:
+def _check_in_other_class(move: Move, trees, mutants: bool) -> Report:
     """A method moved into a class the owner does not hold: each version's method called directly
     on an instance of its own class, the attributes of self the same world's."""
     from equivalence.engine.check import Method, Unloaded, check
@@ -329,12 +332,12 @@ def _check_in_other_class(move: Move, trees, mutants: bool) -> dict:
         except CouldNotImport as e:
             versions.append(Unloaded(label, str(e)))
     with frozen():
-        report = check(versions, [(versions[0], versions[1])], sides[0], mutants).to_json()
-    report["through_callers"] = OTHER_CLASS.format(cls=move.destination.class_name, old=move.origin.class_name)
-    return report
+        report = check(versions, [(versions[0], versions[1])], sides[0], mutants)
+    return report.adding("through_callers", OTHER_CLASS.format(cls=move.destination.class_name,
+                                                               old=move.origin.class_name))
 
 
-def _move_alone(move: Move, method, versions, after_tree, report: dict, base: dict[str, str] | None = None
+def _move_alone(move: Move, method, versions, after_tree, report: Report, base: dict[str, str] | None = None
                 ) -> dict | None:
     """The move judged without the fields' sources the after version changed (moves_edits: an
     argument passed from elsewhere than the old body read, reads through a view of the
@@ -344,11 +347,11 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
     from equivalence.engine.check import check
     from equivalence.engine.run.frozen import frozen
 
-    pair = report["pairs"][0]
+    pair = report.pairs[0]
     side = _after_side(method, move)
     root = layout.find_root(Path(after_tree[1]), side.source_rel).root
     override, edits = dict(base or {}), []
-    sources = source_edits(pair.get("static") or {})
+    sources = source_edits(pair.static)
     undone = undo(root, side.source_rel, move.destination.name, sources, override.get(side.source_rel)) \
         if sources else None
     if undone is not None:
@@ -383,9 +386,9 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
     except LoadError:
         return None
     with frozen():
-        alone = check([versions[0], after], [(versions[0], after)], method, False).to_json()
-    shown = (pair.get("divergences") or [None])[0]
-    changes = alone["verdict"] == "equivalent"
+        alone = check([versions[0], after], [(versions[0], after)], method, False)
+    shown = (pair.divergences or (None,))[0]
+    changes = alone.verdict == "equivalent"
     # a view the check did not run (its module is stubbed: its call is an event of the runs): what
     # reads through it give is not known, so whether the edit changes behaviour is not either
     stubbed = [v for v, _ in views if changes and _called_in(v.call.partition("(")[0], pair)]
@@ -396,13 +399,13 @@ def _move_alone(move: Move, method, versions, after_tree, report: dict, base: di
                     **({"why": f"the check does not run `{e['what'].split('`')[1].split('= ')[1]}` (another module: "
                                f"stubbed), so what the reads through it give is not known"} if unknown else {}),
                     **({"shown_by": shown} if changes and shown and not unknown else {})})
-    first = next((d for p in alone.get("pairs", []) for d in p.get("divergences", [])), None)
-    if alone["verdict"] in NOT_PROVEN:  # said from the move alone's own check, not the whole path's
+    first = next((d for p in alone.pairs for d in p.divergences), None)
+    if alone.verdict in NOT_PROVEN:  # said from the move alone's own check, not the whole path's
         from equivalence.subjects.moves_report import why_not_proven
 
         why = why_not_proven(alone)
-    return {"verdict": alone["verdict"], "edits": out, **({"first_difference": first} if first else {}),
-            **({"why": why} if alone["verdict"] in NOT_PROVEN else {}),
+    return {"verdict": alone.verdict, "edits": out, **({"first_difference": first} if first else {}),
+            **({"why": why} if alone.verdict in NOT_PROVEN else {}),
             **({"wrapped_by": [wrap.wrapper for wrap, _ in wraps]} if wraps else {})}
 
 
@@ -415,11 +418,11 @@ def _written_at(move: Move, declare) -> str:
     return f"{move.origin.rel}:{min(lines) if lines else move.origin.node.lineno}"
 
 
-def _called_in(function: str, pair: dict) -> bool:
+def _called_in(function: str, pair: PairEntry) -> bool:
     """Whether a run recorded a call of `function` (a stub's, whose result the check made up)."""
     name = function.rpartition(".")[2]
     return any(e and e[0] == "call" and str(e[1]).rpartition(".")[2] == name
-               for d in pair.get("divergences", []) for side in ("before", "after")
+               for d in pair.divergences for side in ("before", "after")
                for e in ((d.get(side) or {}).get("events") or []) if isinstance(d.get(side), dict))
 
 
@@ -447,18 +450,18 @@ def _at_owner(move: Move) -> Move:
     return dataclasses.replace(move, origin=dataclasses.replace(move.origin, rel=rel, class_name=class_name))
 
 
-def _verdicts(report: dict, alone: dict | None) -> dict:
+def _verdicts(report: Report, alone: dict | None) -> dict:
     """A move's verdict: the move alone's when the fields' sources changed on its way (the whole
     path's kept as `path_verdict`), else the whole path's."""
     if not alone:
-        return {"verdict": report["verdict"], "verdict_line": report.get("verdict_line", report["verdict"])}
+        return {"verdict": report.verdict, "verdict_line": report.verdict_line}
     changing = sum(e["changes_behaviour"] is True for e in alone["edits"])
     unknown = sum(e["changes_behaviour"] is None for e in alone["edits"])
     line = f"the move is {alone['verdict']}" + (f"; {changing} other edit{'s' if changing != 1 else ''} on its "
                                                 f"path change{'s' if changing == 1 else ''} behaviour"
                                                 if changing else "") \
         + (f"; {unknown} other edit{'s' if unknown != 1 else ''} not proven" if unknown else "")
-    return {"verdict": alone["verdict"], "verdict_line": line, "path_verdict": report["verdict"]}
+    return {"verdict": alone["verdict"], "verdict_line": line, "path_verdict": report.verdict}
 
 
 def _located(method, root: Path) -> str:

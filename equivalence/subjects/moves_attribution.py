@@ -16,17 +16,18 @@ from __future__ import annotations
 import ast
 import re
 
+from equivalence.engine.report.models import PairEntry
+from equivalence.engine.report.verdict import Report
 from pysource.moves import Move
 
 
-def attribute(report: dict, group: list[Move], edits: dict[str, list[dict]]) -> dict[str, dict] | None:
+def attribute(report: Report, group: list[Move], edits: dict[str, list[dict]]) -> dict[str, dict] | None:
     """Each move's verdict fields (by its `source`) where they differ from the group's; None to
     keep the group's verdict for all (a difference that cannot be placed). `edits`: each move's own
     other edits (by `source`)."""
-    pairs = report.get("pairs") or []
-    if len(group) < 2 or len(pairs) != 1:
+    if len(group) < 2 or len(report.pairs) != 1:
         return None
-    pair, divergent = pairs[0], report.get("verdict") == "divergent"
+    pair, divergent = report.pairs[0], report.verdict == "divergent"
     names = {m.destination.name: m for m in group}
     own = {name: [e for e in edits.get(m.source, []) if e.get("method") == name and not e.get("docstring")]
            for name, m in names.items()}
@@ -45,7 +46,7 @@ def attribute(report: dict, group: list[Move], edits: dict[str, list[dict]]) -> 
                 concerned[name] = f"it calls `{via}`, which {concerned[via]}"
                 grew = True
     # what the runs prove of a method: every branch of it run in both versions, nothing left unmodelled
-    settled = not pair.get("not_modelled") and not pair.get("budget_reached")
+    settled = not pair.not_modelled and not pair.budget_reached
     elsewhere = f"; the group's differences are in {_listed(concerned)}" if concerned else ""
     out = {}
     for name, move in names.items():
@@ -68,14 +69,14 @@ def attribute(report: dict, group: list[Move], edits: dict[str, list[dict]]) -> 
     return out or None
 
 
-def _ran_fully(pair: dict, names: tuple[str, ...]) -> bool:
+def _ran_fully(pair: PairEntry, names: tuple[str, ...]) -> bool:
     """Whether the method (under any of `names`) was called in both versions with every branch of
     it run."""
-    never = pair.get("could_not_run") or ""
+    never = pair.could_not_run or ""
     if any(re.search(rf"\b(?:method|component|delegation|function) {re.escape(n)}\b", never) for n in names):
         return False
     for side in ("before", "after"):
-        units = [u for u in (pair.get("coverage") or {}).get(side, {}).get("units", [])
+        units = [u for u in pair.coverage.get(side, {}).get("units", [])
                  if u["unit"].split(" ", 1)[-1] in names]
         if any(u["hit"] < u["branches"] for u in units):  # (a method without branches has no unit)
             return False
@@ -93,13 +94,13 @@ def _changes_within(name: str, calls: dict[str, set[str]], own: dict[str, list])
     return {m for m in seen if own.get(m)}
 
 
-def _concerned(pair: dict, changed) -> dict[str, str] | None:
+def _concerned(pair: PairEntry, changed) -> dict[str, str] | None:
     """The moved methods each divergence concerns -> why: a changed global's readers; a sequence's
     methods and the changed bodies they reach. None when one cannot be placed: a sequence showing
     a difference while no method it reaches has a changed body (the difference is then in what
     they share: the component's construction, its map)."""
     out: dict[str, str] = {}
-    for d in pair.get("divergences", []):
+    for d in pair.divergences:
         if d.get("kind") == "changed-module-global":
             for g in d.get("globals", []):
                 if not g.get("read_by"):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from equivalence.engine.judge.module_globals import NEW_DEF
+from equivalence.engine.report.verdict import Report
 from pysource import parsing
 
 
@@ -252,7 +253,7 @@ WORDS = {"changed": "line changed", "removed": "line removed", "added": "line ad
          "header": "the statement's header changed"}
 
 
-def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit, ...] = (),
+def body_edits(report: Report, sources_listed: bool = False, views: tuple[ViewEdit, ...] = (),
                wrappers: tuple[str, ...] = (), declares: tuple[DeclareEdit, ...] = ()) -> list[dict]:
     """What the static check found beyond the move itself: each change of the moved body it does
     not explain (file:line on both sides), each module global the moved code reads that changed.
@@ -266,8 +267,8 @@ def body_edits(report: dict, sources_listed: bool = False, views: tuple[ViewEdit
     through = [(re.compile(rf"\b{re.escape(v.local)}\."), " ".join(f"{v.local} = {v.call}".split())) for v in views]
     view_functions = {v.call.partition("(")[0].rpartition(".")[2] for v in views} | \
         {d.call.rpartition(".")[2] for d in declares}
-    for pair in report.get("pairs", []):
-        static = pair.get("static")
+    for pair in report.pairs:
+        static = pair.static
         if not isinstance(static, dict):
             continue
         declared = set().union(*(_writes_declared(r.get("after") or "", declares, through)

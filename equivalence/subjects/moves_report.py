@@ -10,7 +10,7 @@ import json
 from typing import Callable
 
 from equivalence.engine.report.report import EXPLAIN, harness_made
-from equivalence.engine.report.verdict import not_modelled_names
+from equivalence.engine.report.verdict import Report, not_modelled_names
 from equivalence.component.run import NO_COMPONENT
 from equivalence.engine.run.time_limit import CUT, CUTS_PER_PAIR, PAIR_SECONDS, RUN_SECONDS
 
@@ -50,7 +50,8 @@ def markdown(report: dict, render_check: Callable[[dict], str]) -> str:
     out += _edits(moves)
     checked = {name: c["report"] for c in report["checks"] for name in c["moves"]}
     out += _reasons("Not proven", [m for m in moves if m["verdict"] in ("inconclusive", "could not run")],
-                    lambda m: why_not_proven(checked[m["from"]]) if m["from"] in checked else "no reason given")
+                    lambda m: why_not_proven(Report.from_json(checked[m["from"]])) if m["from"] in checked
+                    else "no reason given")
     out += _reasons("Not checked", [m for m in moves if m["verdict"] == "not checked"], lambda m: "no reason given")
     if report["checks"]:
         out += ["", "### Each check in full", "", GLOSSARY]
@@ -281,28 +282,28 @@ def _not_modelled_why(entry: dict) -> str:
     return "the code reached a value the harness only stubs"
 
 
-def why_not_proven(report: dict) -> str:
+def why_not_proven(report: Report) -> str:
     """Why a check that found no difference proves nothing, from its report, in words."""
     out = []
-    for p in report.get("pairs", []):
-        if p.get("could_not_run"):
-            out.append(p["could_not_run"])
-        for r in p.get("untold_residuals", [])[:3]:
+    for p in report.pairs:
+        if p.could_not_run:
+            out.append(p.could_not_run)
+        for r in (p.untold_residuals or ())[:3]:
             out.append(f"a line of the moved body differs and no configuration told the versions apart there "
                        f"({r.get('line', '')} `{_one_line(r.get('before'))}` → `{_one_line(r.get('after'))}`)")
-        for side, c in (p.get("coverage") or {}).items():
+        for side, c in p.coverage.items():
             if c.get("missed"):
                 why = "; ".join(g["why"] for g in c.get("why_missed", [])[:2])
                 out.append(f"{len(c['missed'])} of {c['branches']} branches {side} were never run"
                            + (f" ({_one_line(why)})" if why else ""))
-        for d in p.get("not_modelled", [])[:1]:
+        for d in p.not_modelled[:1]:
             out.append(f"{_not_modelled_why(d)} ({d['count']} configurations)")
-        if p.get("budget_reached"):
-            cut = any(CUT in not_modelled_names(d) for d in p.get("not_modelled", []))
-            out.append(f"its exploration stopped after {p['configs']} configurations ("
+        if p.budget_reached:
+            cut = any(CUT in not_modelled_names(d) for d in p.not_modelled)
+            out.append(f"its exploration stopped after {p.configs} configurations ("
                        + (f"at its budget, after {CUTS_PER_PAIR} runs stopped at the time limit" if cut
                           else "at its budget") + f" or after {PAIR_SECONDS:g} s), so some were never tried")
-    for failure in (report.get("self_check") or {}).get("failures", []):
+    for failure in (report.self_check or {}).get("failures", []):
         out.append(f"the self-check {failure}")
     return "; ".join(dict.fromkeys(out)) or "the check gives no reason (see its report below)"
 

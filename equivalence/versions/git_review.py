@@ -64,7 +64,7 @@ def _write(series: Series, index: int, folder: Path, files: tuple[str, ...] | No
 def summary(series: Series, report: Report) -> dict:
     """The JSON contract: the range, the base, each checked revision with its pair's verdict,
     the first divergent one (the commit that introduced the divergence) and any later ones."""
-    checked = [{**rev.to_json(), "verdict": pair["verdict"]}
+    checked = [{**rev.to_json(), "verdict": pair.verdict}
                for rev, pair in zip(series.revisions[1:], report.pairs)]
     divergent = [c["short"] for c in checked if c["verdict"] == "divergent"]
     return {

@@ -13,6 +13,7 @@ from equivalence.engine.run.observe import Observation
 from equivalence.engine.run.pairs import PairResult, smallest
 from equivalence.engine.judge.static_check import StaticReport, inline_code, to_markdown
 from equivalence.engine.world.world import describe
+from equivalence.engine.report.models import PairEntry
 from equivalence.engine.report.verdict import COULD_NOT_RUN, Report
 from equivalence.engine.results import Checked, NotRun
 
@@ -88,8 +89,8 @@ def _entry(result: PairResult, kind: str, render: Render) -> dict:
     }
 
 
-def pair_json(result: PairResult, static: StaticReport | str, render: Render = Render(),
-              judge_static: bool = True) -> dict:
+def pair_entry(result: PairResult, static: StaticReport | str, render: Render = Render(),
+               judge_static: bool = True) -> PairEntry:
     """`judge_static`: a changed module global is a divergence (not so for a fix's pair, whose
     code changes on purpose: running judges its delta)."""
     divergences = sorted((_entry(result, k, render) for k in sorted(result.differences) if is_divergence(k)),
@@ -105,25 +106,25 @@ def pair_json(result: PairResult, static: StaticReport | str, render: Render = R
     unexplained = untold_residuals(result, static) if judge_static else []
     if unexplained and verdict == "equivalent":
         verdict = "inconclusive"
-    return {
-        "before": result.before.label,
-        "after": result.after.label,
-        "shapes": {"before": result.before.ext.shape, "after": result.after.ext.shape},
-        **({"found": found} if (found := found_where(result)) else {}),
-        "verdict": verdict,
-        **({"could_not_run": result.could_not_run} if result.could_not_run else {}),
-        **({"untold_residuals": unexplained} if unexplained and verdict != "divergent" else {}),
-        **({"imported_with": assumed} if (assumed := import_assumptions(result)) else {}),
-        **({"imported_without": left_out} if (left_out := import_skips(result)) else {}),
-        "configs": len(result.configs),
-        "budget_reached": result.budget_reached,
-        "divergences": divergences,
-        "classified": classified,
-        "not_modelled": not_modelled,
-        "coverage": {k: c.to_json() for k, c in result.coverage.items()},
-        "inputs": {k: [describe(o) for o in options] for k, options in result.inputs.items()},
-        "static": static.to_json() if isinstance(static, StaticReport) else {"error": static},
-    }
+    return PairEntry(
+        before=result.before.label,
+        after=result.after.label,
+        shapes={"before": result.before.ext.shape, "after": result.after.ext.shape},
+        found=found_where(result) or None,
+        verdict=verdict,
+        could_not_run=result.could_not_run or None,
+        untold_residuals=tuple(unexplained) if unexplained and verdict != "divergent" else None,
+        imported_with=import_assumptions(result) or None,
+        imported_without=import_skips(result) or None,
+        configs=len(result.configs),
+        budget_reached=result.budget_reached,
+        divergences=tuple(divergences),
+        classified=tuple(classified),
+        not_modelled=tuple(not_modelled),
+        coverage={k: c.to_json() for k, c in result.coverage.items()},
+        inputs={k: [describe(o) for o in options] for k, options in result.inputs.items()},
+        static=static.to_json() if isinstance(static, StaticReport) else {"error": static},
+    )
 
 
 def found_where(result: PairResult) -> dict:
@@ -192,15 +193,15 @@ def import_assumptions(result: PairResult) -> dict:
     return out
 
 
-def not_run_json(pair: NotRun) -> dict:
+def not_run_entry(pair: NotRun) -> PairEntry:
     """A pair whose versions could not be run at all (a module failed to import): nothing proven."""
-    return {"before": pair.before, "after": pair.after, "shapes": {}, "verdict": COULD_NOT_RUN,
-            "could_not_run": pair.reason, "configs": 0, "budget_reached": False, "divergences": [], "classified": [],
-            "not_modelled": [], "coverage": {}, "inputs": {}, "static": {"error": pair.reason}}
+    return PairEntry(before=pair.before, after=pair.after, shapes={}, verdict=COULD_NOT_RUN,
+                     could_not_run=pair.reason, configs=0, budget_reached=False, divergences=(), classified=(),
+                     not_modelled=(), coverage={}, inputs={}, static={"error": pair.reason})
 
 
 def build(results: list[Checked | NotRun], mutants: dict | None) -> Report:
-    pairs = [pair_json(r.result, r.static) if isinstance(r, Checked) else not_run_json(r) for r in results]
+    pairs = [pair_entry(r.result, r.static) if isinstance(r, Checked) else not_run_entry(r) for r in results]
     return Report.of(pairs, mutants)
 
 

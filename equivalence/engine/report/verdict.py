@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, replace
 
+from equivalence.engine.report.models import PairEntry
 from equivalence.engine.run.time_limit import CUT, RUN_SECONDS
 
 COULD_NOT_RUN = "could not run"
@@ -64,22 +65,22 @@ Sections = tuple[tuple[str, object], ...]  # (JSON key, its value), in the order
 
 @dataclass(frozen=True)
 class Report:
-    """`pairs`: each pair's JSON entry; `leading`: sections written before the pairs (the moves
+    """`pairs`: each pair's entry; `leading`: sections written before the pairs (the moves
     found), `sections` after them (a preset's findings, the self-check's mutants, the revisions,
     what was compared)."""
 
     verdict: str
     verdict_line: str
-    pairs: tuple[dict, ...]
+    pairs: tuple[PairEntry, ...]
     self_check: dict | None = None
     leading: Sections = ()
     sections: Sections = ()
 
     @classmethod
-    def of(cls, pairs: list[dict], mutants: dict | None = None, sections: Sections = ()) -> Report:
+    def of(cls, pairs: list[PairEntry], mutants: dict | None = None, sections: Sections = ()) -> Report:
         """The report of `pairs`, its verdict weighing in the self-check's `mutants`, written
         after the other `sections`."""
-        verdict = verdict_of([p["verdict"] for p in pairs], mutants)
+        verdict = verdict_of([p.verdict for p in pairs], mutants)
         return cls(verdict["verdict"], verdict["verdict_line"], tuple(pairs), verdict.get("self_check"),
                    sections=tuple(sections) + ((("mutants", mutants),) if mutants is not None else ()))
 
@@ -88,7 +89,8 @@ class Report:
         keys = list(document)
         at = keys.index("pairs")
         rest = [(k, document[k]) for k in keys if k not in ("verdict", "verdict_line", "self_check", "pairs")]
-        return cls(document["verdict"], document.get("verdict_line", document["verdict"]), tuple(document["pairs"]),
+        pairs = tuple(PairEntry.from_json(p) for p in document["pairs"])
+        return cls(document["verdict"], document.get("verdict_line", document["verdict"]), pairs,
                    document.get("self_check"), tuple((k, v) for k, v in rest if keys.index(k) < at),
                    tuple((k, v) for k, v in rest if keys.index(k) > at))
 
@@ -106,7 +108,7 @@ class Report:
     def to_json(self) -> dict:
         return {"verdict": self.verdict, "verdict_line": self.verdict_line,
                 **({"self_check": self.self_check} if self.self_check is not None else {}),
-                **dict(self.leading), "pairs": list(self.pairs), **dict(self.sections)}
+                **dict(self.leading), "pairs": [p.to_json() for p in self.pairs], **dict(self.sections)}
 
     def exit_code(self) -> int:
         """What the verdict says: 1 when divergent (a real divergence, an unintended fix delta),
@@ -118,7 +120,7 @@ class Report:
         return EXIT.get(self.verdict, 2)
 
     def why(self) -> list[str]:
-        real = [d["kind"] for p in self.pairs for d in p["divergences"]]
+        real = [d["kind"] for p in self.pairs for d in p.divergences]
         mutants = self.mutants
         survived = mutants["total"] - mutants["killed"] if mutants else 0
         controls = len(mutants.get("controls", {}).get("killed", [])) if mutants else 0
@@ -126,16 +128,16 @@ class Report:
         if controls:
             out.append(f"self-check failed: {controls} control(s) that change nothing were called divergent, "
                        "so this harness sees differences that are not there")
-        stopped = {n for p in self.pairs for d in p.get("not_modelled", []) for n in not_modelled_names(d)}
-        if any(p.get("not_modelled") for p in self.pairs) and stopped != {CUT}:
+        stopped = {n for p in self.pairs for d in p.not_modelled for n in not_modelled_names(d)}
+        if any(p.not_modelled for p in self.pairs) and stopped != {CUT}:
             out.append("the code reached values the harness only stubs (not modelled): those runs are not checked")
         if CUT in stopped:
             out.append(f"some runs went past the {RUN_SECONDS:g} s allowed to one run and were stopped: those runs "
                        "are not checked")
-        if any(c["missed"] for p in self.pairs for c in p["coverage"].values()):
+        if any(c["missed"] for p in self.pairs for c in p.coverage.values()):
             out.append("inconclusive: some branches were never run by the configurations, so a difference there "
                        "would not have been seen (the report says why, under 'why not hit')")
-        out += [f"could not run: {p['could_not_run']}" for p in self.pairs if p.get("could_not_run")]
+        out += [f"could not run: {p.could_not_run}" for p in self.pairs if p.could_not_run]
         if survived:
             out.append(f"self-check failed: {survived} mutant(s) survived, "
                        "so this harness cannot be trusted to see such a change")

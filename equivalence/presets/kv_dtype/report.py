@@ -5,10 +5,11 @@ read), Markdown for a PR comment, and a short terminal summary; computes nothing
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from equivalence.engine.report.report import EXPLAIN as ENGINE_EXPLAIN
 from equivalence.engine.report.report import (Render, compared_lines, controls_markdown, controls_terminal,
-                                              difference_sections, missed_lines, pair_json, pair_line, revision_lines,
+                                              difference_sections, missed_lines, pair_entry, pair_line, revision_lines,
                                               self_check_heading, static_items, static_lines, summary_table,
                                               verdict_line, why_missed_lines)
 from equivalence.engine.report.verdict import Report
@@ -69,10 +70,8 @@ def build(results: list[Checked[PairResult]], findings: list[Finding], mutants: 
     pairs = []
     for checked in results:
         result = checked.result
-        pair = pair_json(result, checked.static, render(literals, result.domains.fixed), judge_static=not result.intended)
-        if result.intended:
-            pair["intended"] = result.intended
-        pairs.append(pair)
+        pair = pair_entry(result, checked.static, render(literals, result.domains.fixed), judge_static=not result.intended)
+        pairs.append(replace(pair, intended=tuple(result.intended)) if result.intended else pair)
     sections = [("findings", [finding_json(f) for f in findings if not f.fixed_in])]
     wrong = {i["finding"] for r in results for i in (r.result.intended or []) if i["not_as_specified"]}
     fixed = [{**finding_json(f), "fixed_in": f.fixed_in, "now": f.now, "fix_as_specified": f.id not in wrong}
