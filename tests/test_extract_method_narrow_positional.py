@@ -298,5 +298,5 @@ def test_equivalence_proves_the_output_with_every_mutant_killed(tmp_path, spec):
     assert ": equivalent over " in out.stdout and "branches before 6/6 after 6/6" in out.stdout, out.stdout
     killed = next(line for line in out.stdout.splitlines() if line.startswith("mutants: "))
     done, total = map(int, killed.split()[1].split("/"))
-    assert done == total, killed
+    assert done == total >= 14, killed  # with each argument passed by position mutated (order, source)
     assert "verdict: equivalent" in out.stdout
