@@ -56,8 +56,8 @@ def narrow_class_calls(module: cst.Module, text: str, path: Path, recipe: Recipe
                       f"string?): this step rewrites the class's calls only; rewrite that one by hand first", path, at)
     if not sites:
         return module, 0
-    cls = rewrite_sites(cls, sites, lambda site: narrowed_call(site.call, recipe, path, site.line, "the call", positional),
-                        style)
+    cls = rewrite_sites(cls, sites,
+                        lambda site: narrowed_call(site.call, recipe, path, site.line, "the call", positional), style)
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:])), len(sites)
 
 

@@ -282,8 +282,8 @@ def annotate_narrows(narrows: tuple[Narrow, ...], code: str, recipe: Recipe, che
     funcs = [s for s in parse_text(code).body if isinstance(s, cst.FunctionDef) and s.name.value == recipe.function]
     if len(funcs) != 1:
         return narrows
-    annotated = {p.name.value: p.annotation.annotation for p in (*funcs[0].params.params, *funcs[0].params.kwonly_params)
-                 if p.annotation}
+    params = (*funcs[0].params.params, *funcs[0].params.kwonly_params)
+    annotated = {p.name.value: p.annotation.annotation for p in params if p.annotation}
     imported: dict[str, tuple[str, str]] = {}
     for node in ast.walk(parsing.parse(code)):
         if isinstance(node, ast.ImportFrom):
