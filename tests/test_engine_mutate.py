@@ -135,6 +135,25 @@ def test_wrapper_kinds(tmp_path):
     assert all(m.line == 12 for m in wrapper)
 
 
+def test_a_wrapper_passing_by_position_gets_the_mutants_of_one_passing_by_keyword(tmp_path):
+    """`--positional`: each two neighbouring arguments swapped, and each one read from self
+    passed another one's value, as for keywords."""
+    root = step_tree(tmp_path, 3, {RUNNER: ("binding.bind(tp_rank=self.tp_rank, tp_size=self.tp_size)",
+                                            "binding.bind(self.tp_rank, self.tp_size, self.tp_rank)"),
+                                   TARGET: ("def bind(*, tp_rank, tp_size):", "def bind(tp_rank, tp_size, spare):")})
+    wrapper = [m for m in method_mutants(root, RUNNER, "Runner", "bind", limit=100) if m.file_rel == RUNNER]
+    call = "`binding.bind(self.tp_rank, self.tp_size, self.tp_rank)`"
+    assert sorted((m.kind, m.description) for m in wrapper) == [
+        ("arg-order", f"{call}: arguments 1 and 2 swapped"),
+        ("arg-order", f"{call}: arguments 2 and 3 swapped"),
+        ("drop", "`self.cpu = binding.bind(self.tp_rank, self.tp_size, self.tp…` dropped"),
+        ("param-source", "argument 1 passed self.tp_size instead of self.tp_rank"),
+        ("param-source", "argument 2 passed self.tp_rank instead of self.tp_size"),
+        ("param-source", "argument 3 passed self.tp_size instead of self.tp_rank"),
+        ("write", "the result goes to self.cpu_mutant instead of self.cpu"),
+        ("write", "the result is not written to self.cpu")]
+
+
 @pytest.mark.parametrize("step", [1, 2], ids=["static-in-place", "moved"])
 def test_call_sites_are_the_caller_before_the_wrapper_exists(tmp_path, step):
     root = step_tree(tmp_path, step)

@@ -1,5 +1,6 @@
 """extract_method --no-wrapper (no method left: the call sites call the function) and --positional
-(the function's parameters positional-or-keyword, passed by position), on the --pass-self fixture."""
+(the function's parameters positional-or-keyword, passed by position), on the --pass-self fixture
+(with --narrow too: test_extract_method_narrow_positional)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from codemods.core.errors import Refusal
-from codemods.extract_method import AlreadyApplied, BadInput, refactor, write_plan
+from codemods.extract_method import AlreadyApplied, refactor, write_plan
 from tests.method_expected import TREES, spec
 
 RUNNER = "sglang/srt/model_executor/model_runner.py"
@@ -68,11 +69,6 @@ def test_positional_with_a_wrapper(tmp_path):
     wrapper = next(s for s in _owner(root).body if isinstance(s, ast.FunctionDef) and s.name == "make_backend")
     assert "attention_setup.make_backend(self, init_new_workspace=init_new_workspace)" in ast.unparse(wrapper)
     assert not _function(root).args.kwonlyargs
-
-
-def test_positional_and_narrow_exclude_each_other(tmp_path):
-    with pytest.raises(BadInput, match="--positional and --narrow"):
-        refactor(_tree(tmp_path), replace(spec("method_pass_self"), positional=True, narrows=("model_runner.x",)))
 
 
 def test_positional_with_no_call_left_in_the_class_only_changes_the_signature(tmp_path):

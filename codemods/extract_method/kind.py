@@ -30,10 +30,12 @@ steps (the way sglang PR #31147 extracted ModelRunner.configure_kv_cache_dtype):
      wrapper goes right after the method holding the first call site); with --no-wrapper no
      method goes back: the call sites keep calling module.FUNCTION(...); with --positional the
      function's parameters become positional-or-keyword and its calls pass them by position
-  4  narrow the parameters named by --narrow; drop from the class's module the imports and
-     copied private globals (e.g. _use_aiter) only the moved code used. A step 4 with
-     nothing to do says so (with --commit: an empty commit whose subject says so; run
-     alone with --steps 4 it changes nothing, where a full run says already applied)
+  4  narrow the parameters named by --narrow (the new ones in the old one's place: with
+     --positional, a call passing it by position passes the attributes there); drop from the
+     class's module the imports and copied private globals (e.g. _use_aiter) only the moved
+     code used. A step 4 with nothing to do says so (with --commit: an empty commit whose
+     subject says so; run alone with --steps 4 it changes nothing, where a full run says
+     already applied)
 
 what the function takes and returns (inferred from the method body):
   - one keyword-only parameter per first-level attribute self.X the method reads (also

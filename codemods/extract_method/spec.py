@@ -87,8 +87,6 @@ def _check(spec: MethodSpec) -> None:
         raise BadInput("--write-back ATTR=FLAG: FLAG names a local of the callers, not self")
     if spec.leave_overrides and not spec.no_wrapper:
         raise BadInput("--leave-overrides goes with --no-wrapper (a property's wrapper keeps every override read)")
-    if spec.positional and spec.narrows:
-        raise BadInput("--positional and --narrow: narrow the keyword-only parameters first, in a run of their own")
 
 
 def find_class(checkout: Checkout, class_name: str) -> str:

@@ -198,5 +198,5 @@ def _takes(target_text: str, recipe: Recipe) -> bool:
     narrowed = {n.param for n in recipe.narrows}
     for s in module.body:
         if isinstance(s, cst.FunctionDef) and s.name.value == recipe.function:
-            return any(p.name.value in narrowed for p in s.params.kwonly_params)
+            return any(p.name.value in narrowed for p in (*s.params.params, *s.params.kwonly_params))
     return False

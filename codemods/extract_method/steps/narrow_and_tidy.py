@@ -19,6 +19,7 @@ from codemods.extract_method.steps.narrow_param import (
     expand_narrows,
     narrow_caller,
     narrow_function,
+    positional_names,
 )
 from codemods.extract_method.steps.narrow_calls import narrow_class_calls, narrow_outside_calls
 from codemods.syntax.tidy import tidy_source
@@ -47,6 +48,7 @@ class NarrowAndTidy(Step[MethodRun, Handed]):
         skip = {source, target}
         narrowed = []
         if recipe.narrows:
+            positional = positional_names(current[target], recipe.function)  # what calls may pass by position
             recipe = replace(recipe, narrows=expand_narrows(current[target], recipe))
             recipe = replace(recipe, narrows=annotate_narrows(recipe.narrows, current[target], recipe, checkout,
                                                               run.ctx.root))
@@ -55,10 +57,10 @@ class NarrowAndTidy(Step[MethodRun, Handed]):
                 lambda names: _referenced_elsewhere(checkout, recipe.target_module, recipe.source_module, names,
                                                     style, skip))
             if class_members(top_class(module, recipe.class_name, source)[1], recipe.method_name):
-                module = narrow_caller(module, tree.text, source, recipe, style)
+                module = narrow_caller(module, tree.text, source, recipe, style, positional)
             else:  # no wrapper: the callers call the function
-                module, inside = narrow_class_calls(module, tree.text, source, recipe, style)
-                outside, elsewhere = narrow_outside_calls(checkout, current, recipe, style, skip)
+                module, inside = narrow_class_calls(module, tree.text, source, recipe, style, positional)
+                outside, elsewhere = narrow_outside_calls(checkout, current, recipe, style, skip, positional)
                 files.update(outside)
                 originals.update({p: run.originals[p] if p in run.originals else checkout.text(p) for p in outside})
                 messages.append(f"step 4: {inside} call(s) in {recipe.class_name}"

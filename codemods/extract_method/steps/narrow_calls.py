@@ -2,8 +2,9 @@
 
 No method is left to pass `param=arg` for its callers: the call sites step 2 made in the class, and
 the calls step 3 rewrote in other files (`--pass-self`), call `ALIAS.function(param=arg, ...)`
-themselves. Each becomes `ALIAS.function(new_param=arg.attribute, ...)` (`narrow_param.narrowed_call`),
-its statement formatted again alone.
+themselves. Each becomes `ALIAS.function(new_param=arg.attribute, ...)` (`narrow_param.narrowed_call`;
+`ALIAS.function(..., arg.attribute, ...)` where it passed `arg` by position, `--positional`), its
+statement formatted again alone.
 
 Every file that spells the function's name is read (a run may start at step 4 after steps 1-3 were
 written), and what the rewrite cannot follow is refused with its line: `ALIAS.function` not called,
@@ -16,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
 
 import libcst as cst
 
@@ -33,10 +34,11 @@ from pysource.checkout import Checkout
 from pysource.modules import absolute_module
 
 
-def narrow_class_calls(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style
-                       ) -> tuple[cst.Module, int]:
+def narrow_class_calls(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style,
+                       positional: Sequence[str] = ()) -> tuple[cst.Module, int]:
     """(the class's module with every `ALIAS.function(...)` of the class narrowed, how many); any
-    other spelling of `ALIAS.function` in the module refused."""
+    other spelling of `ALIAS.function` in the module refused. `positional`: the function's
+    positional-or-keyword parameters before narrowing (`narrowed_call`)."""
     cls_index, cls = top_class(module, recipe.class_name, path)
     alias, callee = recipe.target_alias, recipe.callee
     sites = [s for s in find_sites(cls, recipe.function, text, holders(text, recipe.class_name, recipe.function))
@@ -54,14 +56,16 @@ def narrow_class_calls(module: cst.Module, text: str, path: Path, recipe: Recipe
                       f"string?): this step rewrites the class's calls only; rewrite that one by hand first", path, at)
     if not sites:
         return module, 0
-    cls = rewrite_sites(cls, sites, lambda site: narrowed_call(site.call, recipe, path, site.line, "the call"), style)
+    cls = rewrite_sites(cls, sites,
+                        lambda site: narrowed_call(site.call, recipe, path, site.line, "the call", positional), style)
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:])), len(sites)
 
 
 def narrow_outside_calls(checkout: Checkout, current: Mapping[Path, Optional[str]], recipe: Recipe, style: Style,
-                         skip: set[Path]) -> tuple[dict[Path, str], int]:
+                         skip: set[Path], positional: Sequence[str] = ()) -> tuple[dict[Path, str], int]:
     """({file: its new text}, how many calls) for the files other than `skip` that call the function
-    through ALIAS (`current`: the texts the steps so far left, the others read from the checkout)."""
+    through ALIAS (`current`: the texts the steps so far left, the others read from the checkout;
+    `positional`: as `narrow_class_calls`)."""
     files = {p.resolve(): p for p, t in current.items() if t is not None}  # the same file named once
     for p in checkout.select(lambda data: True, mentioning=recipe.function.encode()):
         files.setdefault(Path(p).resolve(), Path(p))
@@ -80,7 +84,8 @@ def narrow_outside_calls(checkout: Checkout, current: Mapping[Path, Optional[str
         for call in calls:
             old = edits.segment(call)
             parsed = cst.parse_expression(old)
-            new = cst.Module([]).code_for_node(narrowed_call(parsed, recipe, path, call.lineno, "the call"))
+            new = cst.Module([]).code_for_node(narrowed_call(parsed, recipe, path, call.lineno, "the call",
+                                                              positional))
             edits.replace_node(call, new)
             lines.add(call.lineno + shift)
             shift += new.count("\n") - old.count("\n")

@@ -2,8 +2,10 @@
 
 In the moved function `param: X` becomes `new_param: annotation` and every
 `param.attribute` becomes `new_param` (several narrows of one parameter give several new
-parameters, in place of the old one); the wrapper passes `arg.attribute` for `param=arg`.
-Only the function is formatted again. An import step 2 added only for `X` then goes.
+parameters, in place of the old one, keyword-only or positional-or-keyword as it was); the
+wrapper passes `arg.attribute` for `param=arg`, and for `arg` passed by position (`--positional`)
+`arg.attribute` at its place, one after the other. Only the function is formatted again. An
+import step 2 added only for `X` then goes.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import ast
 import builtins
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -128,14 +130,21 @@ def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
         raise Refusal(f"{name} is not defined exactly once at module level", path, at)
     index, func = defs[0]
     line = LineMap(func, _text_line(code, f"def {name}("))
-    params = list(func.params.kwonly_params)
+    lists = {"params": list(func.params.params), "kwonly_params": list(func.params.kwonly_params)}
     by_param: dict[str, list[Narrow]] = {}
     for n in recipe.narrows:
         by_param.setdefault(n.param, []).append(n)
     for param, narrows in by_param.items():
-        pos = [i for i, p in enumerate(params) if p.name.value == param]
-        if len(pos) != 1:
-            raise Refusal(f"{name} has no keyword-only parameter {param}", path, line(func.name))
+        found = [(kind, i) for kind, params in lists.items() for i, p in enumerate(params) if p.name.value == param]
+        if len(found) != 1:
+            raise Refusal(f"{name} has no parameter {param} (keyword-only, or positional-or-keyword after "
+                          f"--positional)", path, line(func.name))
+        (kind, place), = found
+        params = lists[kind]
+        if kind == "params" and params[place].default is not None and any(q.default is not None
+                                                                             for q in params[:place]):
+            raise Refusal(f"{name}: {param} has a default and follows a parameter with one: narrowed, its "
+                          f"parameters take none, and could not follow it positionally", path, line(params[place]))
         uses = _Uses(param, {n.attribute for n in narrows}, line)
         func.body.visit(uses)
         if uses.found:
@@ -145,8 +154,8 @@ def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
             clash = _name_uses(func, n.new_param, line)
             if clash:
                 raise Refusal(f"{name} already uses the name {n.new_param}", path, clash[0])
-        params[pos[0]:pos[0] + 1] = [
-            params[pos[0]].with_changes(name=cst.Name(n.new_param), default=None, equal=cst.MaybeSentinel.DEFAULT,
+        params[place:place + 1] = [
+            params[place].with_changes(name=cst.Name(n.new_param), default=None, equal=cst.MaybeSentinel.DEFAULT,
                                         annotation=cst.Annotation(cst.parse_expression(n.annotation))
                                         if n.annotation else None) for n in narrows]
     narrowed = [mentions_name(param) for param in by_param]
@@ -156,7 +165,7 @@ def narrow_function(code: str, path: Path, recipe: Recipe, style: Style) -> str:
     if left:  # never leave a read of a parameter that no longer exists
         raise Refusal(f"{name} uses {', '.join(sorted(left))} other than by reading the narrowed attributes",
                       path, line(func.name))
-    func = func.with_changes(params=func.params.with_changes(kwonly_params=params), body=body)
+    func = func.with_changes(params=func.params.with_changes(**lists), body=body)
     func = format_statement(func, 0, style)
     return module.with_changes(body=(*module.body[:index], func, *module.body[index + 1:])).code
 
@@ -186,8 +195,10 @@ def _text_line(text: str, needle: str) -> int:
     return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
-def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style) -> cst.Module:
-    """The wrapper passes `new_param=arg.attribute` where it passed `param=arg`."""
+def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, style: Style,
+                  positional: Sequence[str] = ()) -> cst.Module:
+    """The wrapper passes `new_param=arg.attribute` where it passed `param=arg` (`arg.attribute`
+    where it passed `arg` by position: `positional`, as `narrowed_call`)."""
     cls_index, cls = top_class(module, recipe.class_name, path)
     (index, wrapper), = class_members(cls, recipe.method_name)
     callee = recipe.callee
@@ -198,7 +209,7 @@ def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
         raise Refusal(f"the wrapper {recipe.method_name} calls {callee} {len(calls)} times, not once", path,
                       line_of(calls[1]) if calls else at)
     call = calls[0]
-    new_call = narrowed_call(call, recipe, path, line_of(call), "the wrapper")
+    new_call = narrowed_call(call, recipe, path, line_of(call), "the wrapper", positional)
 
     class _Swap(cst.CSTTransformer):
         def leave_Call(self, original, updated):
@@ -211,27 +222,53 @@ def narrow_caller(module: cst.Module, text: str, path: Path, recipe: Recipe, sty
     return module.with_changes(body=(*module.body[:cls_index], cls, *module.body[cls_index + 1:]))
 
 
-def narrowed_call(call: cst.Call, recipe: Recipe, path: Path, line, who: str) -> cst.Call:
-    """`call` passing `new_param=arg.attribute` where it passed `param=arg` (`who` passes it, for
-    the refusals: each narrowed parameter passed by keyword exactly once, and a value read for
-    several attributes a chain of names, which reading twice cannot change)."""
+def narrowed_call(call: cst.Call, recipe: Recipe, path: Path, line, who: str, positional: Sequence[str] = ()
+                  ) -> cst.Call:
+    """`call` passing `new_param=arg.attribute` where it passed `param=arg`, and `arg.attribute`
+    (one for each new parameter, in their order) where it passed `arg` by position, `positional`
+    naming the function's positional-or-keyword parameters before narrowing (`--positional`).
+    `who` passes it, for the refusals: each narrowed parameter passed exactly once (by keyword, or
+    by position before any `*args`), and a value read for several attributes a chain of names,
+    which reading twice cannot change."""
     args = list(call.args)
     callee = recipe.callee
+    leading = next((i for i, a in enumerate(args) if a.keyword is not None or a.star), len(args))
+    replaced: dict[int, list[cst.Arg]] = {}  # the index of an argument in `args` -> what replaces it
     for param in dict.fromkeys(n.param for n in recipe.narrows):
-        found = [a for a in args if a.keyword is not None and a.keyword.value == param]
+        found = [i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == param]
+        place = list(positional).index(param) if param in positional else None
+        if place is not None and place < leading:
+            found.append(place)
+        elif place is not None and any(a.star == "*" for a in args):
+            raise Refusal(f"{who} passes *args to {callee}, which may fill {param}: only known at run time", path,
+                          line)
         if len(found) != 1:
-            raise Refusal(f"{who} does not pass {param}= to {callee} exactly once", path, line)
-        arg = found[0]
+            how = f"{param} to {callee} exactly once, by keyword or by position" if place is not None else \
+                f"{param}= to {callee} exactly once"
+            raise Refusal(f"{who} does not pass {how}", path, line)
+        i = found[0]
+        arg = args[i]
         names = [n.new_param for n in recipe.narrows if n.param == param]
         chain = dotted(arg.value)
         if len(names) > 1 and (chain is None or chain.endswith(")")):
-            raise Refusal(f"{who} passes {param}={cst.Module([]).code_for_node(arg.value)} to {callee}: narrowed "
+            shown = f"{param}=" if arg.keyword is not None else ""
+            raise Refusal(f"{who} passes {shown}{cst.Module([]).code_for_node(arg.value)} to {callee}: narrowed "
                           f"into {', '.join(names)}, it would be evaluated once each; pass a name", path, line)
-        i = args.index(arg)
         new = [cst.Attribute(value=arg.value, attr=cst.Name(n.attribute)) for n in recipe.narrows if n.param == param]
-        args[i:i + 1] = [arg.with_changes(keyword=cst.Name(names[0]), value=new[0]),
-                         *(kwarg(name, value) for name, value in zip(names[1:], new[1:]))]
-    return call.with_changes(args=args)
+        if arg.keyword is None:
+            replaced[i] = [arg.with_changes(value=new[0]), *(cst.Arg(value) for value in new[1:])]
+        else:
+            replaced[i] = [arg.with_changes(keyword=cst.Name(names[0]), value=new[0]),
+                           *(kwarg(name, value) for name, value in zip(names[1:], new[1:]))]
+    out = [new for i, a in enumerate(args) for new in replaced.get(i, [a])]
+    return call.with_changes(args=out)
+
+
+def positional_names(code: str, function: str) -> list[str]:
+    """The positional-or-keyword parameters of `function` in the module `code` (none: not defined
+    once at module level), in order: what calls may pass by position."""
+    funcs = _functions(parse_text(code), function)
+    return [p.name.value for p in funcs[0].params.params] if len(funcs) == 1 else []
 
 
 def annotate_narrows(narrows: tuple[Narrow, ...], code: str, recipe: Recipe, checkout, root: Path
@@ -245,7 +282,8 @@ def annotate_narrows(narrows: tuple[Narrow, ...], code: str, recipe: Recipe, che
     funcs = [s for s in parse_text(code).body if isinstance(s, cst.FunctionDef) and s.name.value == recipe.function]
     if len(funcs) != 1:
         return narrows
-    annotated = {p.name.value: p.annotation.annotation for p in funcs[0].params.kwonly_params if p.annotation}
+    params = (*funcs[0].params.params, *funcs[0].params.kwonly_params)
+    annotated = {p.name.value: p.annotation.annotation for p in params if p.annotation}
     imported: dict[str, tuple[str, str]] = {}
     for node in ast.walk(parsing.parse(code)):
         if isinstance(node, ast.ImportFrom):

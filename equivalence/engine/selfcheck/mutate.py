@@ -6,9 +6,10 @@ Kinds: "cmp-flip" (`==`/`!=`, `<`/`>=`, `>`/`<=`, `is`/`is not`, `in`/`not in`),
 string altered, True/False swapped, None made a value), "drop" (a simple statement becomes
 `pass`), "branch-swap" (if body and else swapped, or the test negated without a plain else; the
 two arms of `a if c else b`), "bool-swap" (`and`/`or`), "arg-order" (two positional arguments
-swapped; in the call of the extracted function, two keyword values), "write" (a result assigned to
-another attribute, or not written; in a method, `self.Y = ...` becomes `self.Y_mutant = ...`),
-"param-source" (the call passes a parameter from another attribute).
+swapped; in the call of the extracted function, two keyword values, and any two neighbouring
+positional ones), "write" (a result assigned to another attribute, or not written; in a method,
+`self.Y = ...` becomes `self.Y_mutant = ...`), "param-source" (the call passes a parameter, by
+keyword or by position, from another attribute).
 
 Each mutant edits the file's text at node positions, leaving every other byte as it was, and is
 kept only when the edited function still parses and its AST differs. `overrides` holds the one

@@ -5,6 +5,7 @@ changes the AST; `mutate` does."""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -218,13 +219,22 @@ def _swap_positional(unit, node: ast.Call):
 
 
 def for_caller(unit, call: ast.Call, statement: ast.stmt):
-    """Edits of the call of the extracted function and of how its result is written."""
+    """Edits of the call of the extracted function and of how its result is written. Arguments
+    passed by position (`--positional`) get the edits of those passed by keyword: each two
+    neighbours swapped (the first two are `_swap_positional`'s, as in any call), each one read
+    from `self` passed another one's value."""
     keywords = [k for k in call.keywords if k.arg is not None]
     for a, b in zip(keywords, keywords[1:]):
         x, y = unit.source(a.value), unit.source(b.value)
         if x != y:
             yield Edit("arg-order", a.value.lineno, f"`{a.arg}` and `{b.arg}` passed each other's value",
                        [(unit.start(a.value), unit.end(a.value), y), (unit.start(b.value), unit.end(b.value), x)])
+    positional = list(itertools.takewhile(lambda a: not isinstance(a, ast.Starred), call.args))
+    for i, (a, b) in enumerate(zip(positional, positional[1:])):
+        x, y = unit.source(a), unit.source(b)
+        if i and x != y:
+            yield Edit("arg-order", a.lineno, f"`{_short(unit.source(call))}`: arguments {i + 1} and {i + 2} swapped",
+                       [(unit.start(a), unit.end(a), y), (unit.start(b), unit.end(b), x)])
     if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is call:
         for target in _targets(statement):
             if isinstance(target, ast.Attribute):
@@ -240,6 +250,14 @@ def for_caller(unit, call: ast.Call, statement: ast.stmt):
             yield Edit("param-source", keyword.value.lineno,
                        f"`{keyword.arg}` passed {unit.source(other.value)} instead of {unit.source(keyword.value)}",
                        [(unit.start(keyword.value), unit.end(keyword.value), unit.source(other.value))])
+    read = [(n, a) for n, a in enumerate(positional, 1) if unit.self_name and attribute_chain(a, unit.self_name)]
+    values = [a for _, a in read] + [k.value for k in chains]
+    for i, (n, arg) in enumerate(read):
+        other = next((v for v in values[i + 1:] + values[:i] if unit.source(v) != unit.source(arg)), None)
+        if other is not None:
+            yield Edit("param-source", arg.lineno, f"argument {n} passed {unit.source(other)} instead of "
+                                                   f"{unit.source(arg)}",
+                       [(unit.start(arg), unit.end(arg), unit.source(other))])
 
 
 def _targets(stmt: ast.stmt) -> list[ast.expr]:
