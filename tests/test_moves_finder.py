@@ -77,6 +77,38 @@ def test_a_class_renamed_with_its_methods_is_no_move(tmp_path):
     assert _moves(tmp_path, before, after) == {}
 
 
+PACKER = f"""
+    class Packer:
+        def __init__(self, scale, offset):
+            self.scale, self.offset = scale, offset
+
+        def weigh(self, items):{_at(BODY, 12)}
+    """
+
+
+def test_a_class_renamed_with_its_one_method_its_old_name_kept_as_an_alias_is_no_move(tmp_path):
+    before = {"sglang/srt/a.py": PACKER}
+    renamed = PACKER.replace("class Packer", "class BatchPacker")
+    for tail in ("", "\n\nclass Packer(BatchPacker):\n    pass\n"):
+        after = {"sglang/srt/batching/packer.py": renamed + tail, "sglang/srt/batching/__init__.py": ""}
+        assert _moves(tmp_path / str(len(tail)), before, after) == {}
+
+
+def test_methods_pulled_up_into_a_new_base_the_class_keeps_methods_of_its_own_are_moves(tmp_path):
+    # the same new class holding them, but the old class is still a class of its own: a pull-up
+    before = {"sglang/srt/a.py": PACKER + """
+        def label(self):
+            return "packer"
+    """}
+    after = {"sglang/srt/a.py": PACKER.replace("class Packer", "class PackerBase") + """
+
+    class Packer(PackerBase):
+        def label(self):
+            return "packer"
+    """}
+    assert set(_moves(tmp_path, before, after)) == {"Packer.weigh"}
+
+
 def test_a_mixin_replaced_by_a_component_its_user_holds(tmp_path):
     before = {"sglang/srt/cache.py": f"""
         class EventsMixin:

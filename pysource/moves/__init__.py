@@ -31,7 +31,7 @@ from pathlib import Path
 from pysource.moves.call_sites import call_edits
 from pysource.moves.outside_calls import ChangedFiles, outside_call_edits
 from pysource.moves.bodies import called, delegates, similarity, tokens
-from pysource.moves.classes import Owner, OwnerCode, called_names, follow, methods, read_owner
+from pysource.moves.classes import Owner, OwnerCode, names_base, called_names, follow, methods, read_owner
 from pysource.moves.matching import TINY, Candidates, Match, Tie
 from pysource.moves.model import Definition, Move
 from pysource.moves.versions import ClassKey, changed_versions
@@ -156,7 +156,7 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         moves.append(Move(kind, origin, match.destination, match.similarity, kept is not None, attr, elsewhere,
                           match.evidence, edits))
     moves.sort(key=lambda m: (m.origin.rel, m.origin.node.lineno))
-    return _without_renamed_classes(moves, owners, old_classes)
+    return _without_renamed_classes(moves, owners, old_classes, new_classes)
 
 
 def _rewired(origin: Definition, old_classes, now, after_methods, owners, self_calls) -> frozenset[str]:
@@ -321,18 +321,43 @@ def _kind(destination: Definition, owner: Owner, kept, new_classes, code) -> tup
     return "other class", None
 
 
-def _without_renamed_classes(moves: list[Move], owners, old_classes) -> list[Move]:
-    """A class gone whose methods mostly land in one new class nobody holds was renamed, its
-    methods renamed with it: no moves."""
+def _without_renamed_classes(moves: list[Move], owners, old_classes, new_classes) -> list[Move]:
+    """A class renamed (or moved and renamed) took its methods with it: no moves. Either most of
+    its moved methods land in one new class nobody holds, or a class new in this version holds at
+    least half of its methods under their names with their bodies, while what its old name now
+    names (nothing, an alias subclass, another class) keeps none of them."""
     landed = collections.defaultdict(collections.Counter)
     for m in moves:
         key = (m.origin.rel, m.origin.class_name)
-        if owners[key].key is None and m.kind == "other class":
+        if m.kind in ("other class", "superclass"):
             landed[key][(m.destination.rel, m.destination.class_name)] += 1
     renamed = set()
     for key, counts in landed.items():
         (where, n), = counts.most_common(1)
-        if n >= 2 and n >= 0.5 * len(methods(old_classes[key])):
+        if owners[key].key is None and n >= 2 and n >= 0.5 * len(methods(old_classes[key])):
             renamed.add((key, where))
+        renamed |= {(key, d) for d in counts if d not in old_classes and d in new_classes
+                    and _carried(old_classes[key], new_classes[d], new_classes.get(owners[key].key))}
     return [m for m in moves if ((m.origin.rel, m.origin.class_name), (m.destination.rel, m.destination.class_name))
             not in renamed]
+
+
+CARRIED = 0.8  # a method the renamed class holds with this much of its body is the same method
+
+
+def _carried(old: ast.ClassDef, new: ast.ClassDef, old_name_now: ast.ClassDef | None) -> bool:
+    """Whether `new` holds at least half of `old`'s methods, each under its name with its body,
+    and its old name now names no class, an empty alias deriving from `new`, or another class
+    holding none of them (a subclass of `new` with methods of its own had them pulled up)."""
+    def own(node):
+        return {f.name: f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    mine, theirs = own(old), own(new)
+    same = {name for name, f in mine.items()
+            if name in theirs and similarity(tokens(f), tokens(theirs[name])) >= CARRIED}
+    if not same or len(same) < 0.5 * len(mine):
+        return False
+    if old_name_now is None:
+        return True
+    if names_base(old_name_now, new.name):
+        return not own(old_name_now)
+    return not set(own(old_name_now)) & same

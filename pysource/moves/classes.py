@@ -59,7 +59,7 @@ def follow(old: dict[ClassKey, ast.ClassDef], new: dict[ClassKey, ast.ClassDef])
     for key, node in old.items():
         now = plain[key]
         users = tuple(plain[k] for k in subclasses.get(key[1], ()) if plain[k] and plain[k] != now
-                      and not _names_base(new[plain[k]], key[1]))  # classes that dropped it as a base
+                      and not names_base(new[plain[k]], key[1]))  # classes that dropped it as a base
         if now and now != key and any(now[1] in _held(new[u]) for u in users):
             now = None  # a mixin replaced by a component its users hold: its methods moved into it
         out[key] = Owner(now, (now,) if now else users)
@@ -85,7 +85,7 @@ def _renamed(node, by_method, arrived) -> ClassKey | None:
     return max(best)[1] if best else None
 
 
-def _names_base(node: ast.ClassDef, name: str) -> bool:
+def names_base(node: ast.ClassDef, name: str) -> bool:
     return any((b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)) == name for b in node.bases)
 
 
