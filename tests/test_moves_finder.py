@@ -109,6 +109,19 @@ def test_methods_pulled_up_into_a_new_base_the_class_keeps_methods_of_its_own_ar
     assert set(_moves(tmp_path, before, after)) == {"Packer.weigh"}
 
 
+def test_a_method_defined_twice_is_its_last_definition(tmp_path):
+    # the first `weigh` is dead code (the name holds the second); it is not a body that left
+    twice = PACKER + f"""
+        def weigh(self, items):
+            return self.helper.weigh(items)
+    """
+    after = {"sglang/srt/a.py": twice + "\n    def size(self):\n        return self.scale\n", "sglang/srt/helper.py": f"""
+    class Helper:
+        def weigh(self, items):{_at(BODY, 12)}
+    """}
+    assert _moves(tmp_path, {"sglang/srt/a.py": twice}, after) == {}
+
+
 def test_a_mixin_replaced_by_a_component_its_user_holds(tmp_path):
     before = {"sglang/srt/cache.py": f"""
         class EventsMixin:

@@ -25,16 +25,24 @@ class Version:
     def definitions(self) -> list[Definition]:
         out = []
         for rel, tree in self.trees.items():
-            for node in tree.body:
+            for node in _live(tree.body):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out.append(Definition(rel, None, node.name, node))
                 elif isinstance(node, ast.ClassDef):
-                    out += [Definition(rel, node.name, f.name, f) for f in node.body
+                    out += [Definition(rel, node.name, f.name, f) for f in _live(node.body)
                             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
         return out
 
     def classes(self) -> dict[ClassKey, ast.ClassDef]:
         return {(rel, n.name): n for rel, tree in self.trees.items() for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def _live(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` without the plain `def`s a later plain `def` of the same name replaces (dead code: the
+    name holds the last one); decorated ones (a property's setter, an overload) are kept."""
+    last = {s.name: i for i, s in enumerate(body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return [s for i, s in enumerate(body) if not (isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and last[s.name] != i and not s.decorator_list and not body[last[s.name]].decorator_list)]
 
 
 SHRUNK = 0.8  # a definition this much shorter (in lines) may have left a delegation behind
