@@ -122,6 +122,31 @@ def test_a_method_defined_twice_is_its_last_definition(tmp_path):
     assert _moves(tmp_path, {"sglang/srt/a.py": twice}, after) == {}
 
 
+DETECTOR = """
+    class Base:
+        def __init__(self, start, end, stream=False, tool="", force=False):
+            self.start, self.end, self.stream, self.tool, self.force = start, end, stream, tool, force
+
+
+    class Detector(Base):
+        def __init__(self, stream_reasoning: bool = True, force_nonempty: bool = False):
+            super().__init__("<think>", "</think>", stream=stream_reasoning, tool="<tool_call>")
+            self._force_nonempty = force_nonempty
+    """
+
+
+def test_a_method_kept_with_a_small_edit_that_now_hands_its_parameters_on_did_not_leave(tmp_path):
+    # `__init__` now passes `force_nonempty` on instead of storing it: nearly the old body, a thin
+    # call by its shape; a new class's `__init__` like it is that class's code, not where it went
+    kept = DETECTOR.replace('tool="<tool_call>")\n            self._force_nonempty = force_nonempty',
+                            'tool="<tool_call>", force=force_nonempty)')
+    other = DETECTOR.split("class Detector")[1].replace("(Base):", "class OtherDetector(Base):", 1) \
+        .replace("<think>", "<reason>")
+    after = {"sglang/srt/a.py": kept + "\n\n" + textwrap.indent(textwrap.dedent(other), "    ")}
+    assert kept != DETECTOR
+    assert _moves(tmp_path, {"sglang/srt/a.py": DETECTOR}, after) == {}
+
+
 def test_a_mixin_replaced_by_a_component_its_user_holds(tmp_path):
     before = {"sglang/srt/cache.py": f"""
         class EventsMixin:

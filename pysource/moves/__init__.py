@@ -258,13 +258,22 @@ def _left_behind(origin: Definition, kept: Definition, new_names: frozenset[str]
     if delegates(origin.node):
         return False  # it delegated already: what it calls moved, if anything
     if delegates(kept.node):
-        return True
+        return not _kept_as_it_was(origin, kept)
     if _lines(kept.node) == _lines(origin.node):
         return False
     if _lines(kept.node) <= 0.8 * _lines(origin.node) \
             and len(tokens(kept.node)) <= THINNED * len(tokens(origin.node)):
         return True
-    return any(name in new_names for name, _ in called(kept.node))
+    return any(name in new_names for name, _ in called(kept.node)) and not _kept_as_it_was(origin, kept)
+
+
+KEPT_AS_IT_WAS = 0.8  # a method kept with this much of its old body in order is still that body
+
+
+def _kept_as_it_was(origin: Definition, kept: Definition) -> bool:
+    """Whether the method kept is its old body with a few edits (an argument added, a line
+    dropped): what it calls, even by a name some new definition has, took nothing from it."""
+    return similarity(tokens(kept.node), tokens(origin.node)) >= KEPT_AS_IT_WAS
 
 
 def _is_test(rel: str) -> bool:
