@@ -109,6 +109,43 @@ def test_methods_pulled_up_into_a_new_base_the_class_keeps_methods_of_its_own_ar
     assert set(_moves(tmp_path, before, after)) == {"Packer.weigh"}
 
 
+def test_methods_moved_into_a_new_class_the_old_one_names_are_moves(tmp_path):
+    # the old class is left naming the new one (`adapter_cls = PackerAdapter`): not a rename
+    before = {"sglang/srt/a.py": PACKER}
+    after = {"sglang/srt/a.py": PACKER.replace("class Packer", "class PackerAdapter") + """
+
+    class Packer:
+        adapter_cls = PackerAdapter
+    """}
+    assert set(_moves(tmp_path, before, after)) == {"Packer.weigh"}
+
+
+def test_a_method_that_grew_while_a_piece_of_it_went_into_a_helper_did_not_leave(tmp_path):
+    before = {"sglang/srt/a.py": PACKER}
+    after = {"sglang/srt/a.py": f"""
+    def _weigh_items(items, scale):{_at(BODY.replace("self.scale", "scale").replace(" - self.offset", ""), 8)}
+
+    class Packer:
+        def __init__(self, scale, offset):
+            self.scale, self.offset = scale, offset
+
+        def weigh(self, items, videos=None):
+            total = _weigh_items(items, self.scale)
+            if videos is not None:
+                for index, video in enumerate(videos):
+                    if video is None or not video.frames:
+                        continue
+                    total += index * self.scale + len(video.frames) * self.frame_cost
+            if self.audio_cost and videos:
+                for clip in videos:
+                    total += sum(track.samples * self.audio_cost for track in clip.tracks if track.enabled)
+            self.history.append((len(items), total))
+            self.last_total = total
+            return total - self.offset
+    """}
+    assert _moves(tmp_path, before, after) == {}
+
+
 def test_a_method_defined_twice_is_its_last_definition(tmp_path):
     # the first `weigh` is dead code (the name holds the second); it is not a body that left
     twice = PACKER + f"""

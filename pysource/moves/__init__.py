@@ -264,6 +264,8 @@ def _left_behind(origin: Definition, kept: Definition, new_names: frozenset[str]
     if _lines(kept.node) <= 0.8 * _lines(origin.node) \
             and len(tokens(kept.node)) <= THINNED * len(tokens(origin.node)):
         return True
+    if len(tokens(kept.node)) > len(tokens(origin.node)):
+        return False  # it grew: it keeps its work, what it newly calls is a piece taken out of it
     return any(name in new_names for name, _ in called(kept.node)) and not _kept_as_it_was(origin, kept)
 
 
@@ -357,7 +359,8 @@ CARRIED = 0.8  # a method the renamed class holds with this much of its body is 
 def _carried(old: ast.ClassDef, new: ast.ClassDef, old_name_now: ast.ClassDef | None) -> bool:
     """Whether `new` holds at least half of `old`'s methods, each under its name with its body,
     and its old name now names no class, an empty alias deriving from `new`, or another class
-    holding none of them (a subclass of `new` with methods of its own had them pulled up)."""
+    holding none of them and not using `new` (a subclass of `new` with methods of its own had them
+    pulled up; a class naming `new` in its body holds or builds it: they moved into it)."""
     def own(node):
         return {f.name: f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
     mine, theirs = own(old), own(new)
@@ -369,4 +372,6 @@ def _carried(old: ast.ClassDef, new: ast.ClassDef, old_name_now: ast.ClassDef | 
         return True
     if names_base(old_name_now, new.name):
         return not own(old_name_now)
+    if any(isinstance(n, ast.Name) and n.id == new.name for n in ast.walk(old_name_now)):
+        return False  # the class its name now names uses the new one (holds it, builds it): they moved into it
     return not set(own(old_name_now)) & same
