@@ -146,6 +146,81 @@ def test_a_method_that_grew_while_a_piece_of_it_went_into_a_helper_did_not_leave
     assert _moves(tmp_path, before, after) == {}
 
 
+def test_a_method_pulled_up_goes_to_the_base_named_as_it_was_not_to_a_closer_look_alike(tmp_path):
+    before = {"sglang/srt/a.py": f"""
+    class PackerBase:
+        def label(self):
+            return "base"
+
+
+    class Packer(PackerBase):
+        def weigh(self, items):{_at(BODY, 12)}
+        def name(self):
+            return "packer"
+    """}
+    after = {"sglang/srt/a.py": f"""
+    class PackerBase:
+        def label(self):
+            return "base"
+
+        def weigh(self, items):{_at(BODY.replace("len(str(item))", "len(repr(item))"), 12)}
+
+    class Packer(PackerBase):
+        def name(self):
+            return "packer"
+    """, "sglang/srt/b.py": f"""
+    class Sizer:
+        def size_of(self, items):{_at(BODY, 12)}
+    """}
+    assert _moves(tmp_path, before, after) == {"Packer.weigh": ("superclass", "sglang.srt.a.PackerBase.weigh", False, None)}
+
+
+def test_an_override_dropped_for_the_base_s_unchanged_method_is_no_move(tmp_path):
+    base = f"""
+    class PackerBase:
+        def weigh(self, items):{_at(BODY, 12)}
+    """
+    before = {"sglang/srt/base.py": base, "sglang/srt/a.py": f"""
+    from sglang.srt.base import PackerBase
+
+
+    class Packer(PackerBase):
+        def weigh(self, items):{_at(BODY.replace("continue", "break"), 12)}
+        def name(self):
+            return "packer"
+    """}
+    after = {"sglang/srt/base.py": base + "\n    def label(self):\n        return 'base'\n", "sglang/srt/a.py": """
+    from sglang.srt.base import PackerBase
+
+
+    class Packer(PackerBase):
+        def name(self):
+            return "packer"
+    """, "sglang/srt/b.py": f"""
+    class Sizer:
+        def weigh(self, items):{_at(BODY.replace("continue", "break"), 12)}
+    """}
+    assert _moves(tmp_path, before, after) == {}
+
+
+def test_a_method_moved_to_a_new_class_while_its_class_keeps_its_others_is_a_move(tmp_path):
+    before = {"sglang/srt/a.py": f"""
+    class Packer:
+        def weigh(self, items):{_at(BODY, 12)}
+        def name(self):
+            return "packer"
+    """}
+    after = {"sglang/srt/a.py": """
+    class Packer:
+        def name(self):
+            return "packer"
+    """, "sglang/srt/b.py": f"""
+    class Sizer:
+        def weigh(self, items):{_at(BODY, 12)}
+    """}
+    assert set(_moves(tmp_path, before, after)) == {"Packer.weigh"}
+
+
 def test_a_method_defined_twice_is_its_last_definition(tmp_path):
     # the first `weigh` is dead code (the name holds the second); it is not a body that left
     twice = PACKER + f"""

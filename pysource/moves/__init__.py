@@ -31,7 +31,7 @@ from pathlib import Path
 from pysource.moves.call_sites import call_edits
 from pysource.moves.outside_calls import ChangedFiles, outside_call_edits
 from pysource.moves.bodies import called, delegates, similarity, tokens
-from pysource.moves.classes import Owner, OwnerCode, names_base, called_names, follow, methods, read_owner
+from pysource.moves.classes import Owner, OwnerCode, base_names, names_base, called_names, follow, methods, read_owner
 from pysource.moves.matching import TINY, Candidates, Match, Tie
 from pysource.moves.model import Definition, Move
 from pysource.moves.versions import ClassKey, changed_versions
@@ -79,8 +79,21 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         kept = after_methods.get((*owner.key, origin.name)) if owner.key else None
         if kept is not None and not _left_behind(origin, kept, candidates.names):
             return None
+        if kept is None and owner.key and _inherits_as_before(new_classes[owner.key], origin.name):
+            return None  # an override dropped: the class inherits a definition that was there already
         origin_tokens = tokens(origin.node)
         return (origin, owner, kept, origin_tokens) if len(origin_tokens) >= TINY else None
+
+    def _inherits_as_before(node: ast.ClassDef, name: str) -> bool:
+        """Whether a base of the class (by name, anywhere in the changed files) defines `name` as
+        it did before: unchanged, so nothing arrived there."""
+        for base in base_names(node):
+            for (rel, class_name), _ in new_classes.items():
+                if class_name == base and (rel, class_name, name) in before_nodes and \
+                        (rel, class_name, name) in after_defs and \
+                        ast.dump(before_nodes[(rel, class_name, name)]) == ast.dump(after_defs[(rel, class_name, name)].node):
+                    return True
+        return False
 
     holders_code: dict[tuple, tuple] = {}
     class_calls: dict[ClassKey, frozenset[str]] = {}
@@ -120,6 +133,11 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
                    if _is_test(origin.rel) or not _is_test(m.destination.rel)]
         own = [m.similarity for m in matches if owner.key and _in(m.destination, owner.key)]
         matches = [m for m in matches if not (owner.key and _in(m.destination, owner.key))]
+        if owner.key and kept is None:
+            # pulled up: a base of the class now defining it under its name is where it went
+            bases = base_names(new_classes[owner.key])
+            matches = [m for m in matches if m.destination.class_name in bases
+                       and m.destination.name == origin.name] or matches
         if kept is None and own and matches and max(own) >= matches[0].similarity:
             return None  # renamed in place: a new method of its own class is as like it as anything
         return (origin, owner, kept, matches) if matches else None
@@ -359,7 +377,7 @@ CARRIED = 0.8  # a method the renamed class holds with this much of its body is 
 def _carried(old: ast.ClassDef, new: ast.ClassDef, old_name_now: ast.ClassDef | None) -> bool:
     """Whether `new` holds at least half of `old`'s methods, each under its name with its body,
     and its old name now names no class, an empty alias deriving from `new`, or another class
-    holding none of them and not using `new` (a subclass of `new` with methods of its own had them
+    holding none of its methods and not using `new` (a subclass of `new` with methods of its own had them
     pulled up; a class naming `new` in its body holds or builds it: they moved into it)."""
     def own(node):
         return {f.name: f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -374,4 +392,4 @@ def _carried(old: ast.ClassDef, new: ast.ClassDef, old_name_now: ast.ClassDef | 
         return not own(old_name_now)
     if any(isinstance(n, ast.Name) and n.id == new.name for n in ast.walk(old_name_now)):
         return False  # the class its name now names uses the new one (holds it, builds it): they moved into it
-    return not set(own(old_name_now)) & same
+    return not set(own(old_name_now)) & set(mine)  # keeping any of its methods, it is the same class

@@ -85,6 +85,11 @@ def _renamed(node, by_method, arrived) -> ClassKey | None:
     return max(best)[1] if best else None
 
 
+def base_names(node: ast.ClassDef) -> set[str]:
+    """The names of the class's bases as written (`A`, `pkg.B` -> `B`)."""
+    return {b.id if isinstance(b, ast.Name) else b.attr for b in node.bases if isinstance(b, (ast.Name, ast.Attribute))}
+
+
 def names_base(node: ast.ClassDef, name: str) -> bool:
     return any((b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)) == name for b in node.bases)
 
