@@ -87,13 +87,10 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
     def _inherits_as_before(node: ast.ClassDef, name: str) -> bool:
         """Whether a base of the class (by name, anywhere in the changed files) defines `name` as
         it did before: unchanged, so nothing arrived there."""
-        for base in base_names(node):
-            for (rel, class_name), _ in new_classes.items():
-                if class_name == base and (rel, class_name, name) in before_nodes and \
-                        (rel, class_name, name) in after_defs and \
-                        ast.dump(before_nodes[(rel, class_name, name)]) == ast.dump(after_defs[(rel, class_name, name)].node):
-                    return True
-        return False
+        bases = base_names(node)
+        return any(class_name in bases and key in before_nodes and key in after_defs
+                   and ast.dump(before_nodes[key]) == ast.dump(after_defs[key].node)
+                   for key in ((rel, class_name, name) for rel, class_name in new_classes))
 
     holders_code: dict[tuple, tuple] = {}
     class_calls: dict[ClassKey, frozenset[str]] = {}
@@ -338,8 +335,7 @@ def _kind(destination: Definition, owner: Owner, kept, new_classes, code) -> tup
         return ("function" if kept is not None else "function, callers rewritten"), None
     for key in owner.holders:
         node = new_classes[key]
-        bases = {b.id if isinstance(b, ast.Name) else b.attr for b in node.bases if isinstance(b, (ast.Name, ast.Attribute))}
-        if destination.class_name in bases:
+        if destination.class_name in base_names(node):
             return "superclass", None
     for key in owner.holders:
         c = code(key)
