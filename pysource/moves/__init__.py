@@ -88,9 +88,9 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         """Whether a base of the class (by name, anywhere in the changed files) defines `name` as
         it did before: unchanged, so nothing arrived there."""
         bases = base_names(node)
-        return any(class_name in bases and key in before_nodes and key in after_defs
-                   and ast.dump(before_nodes[key]) == ast.dump(after_defs[key].node)
-                   for key in ((rel, class_name, name) for rel, class_name in new_classes))
+        keys = [(rel, class_name, name) for rel, class_name in new_classes if class_name in bases]
+        return any(key in before_nodes and key in after_defs
+                   and ast.dump(before_nodes[key]) == ast.dump(after_defs[key].node) for key in keys)
 
     holders_code: dict[tuple, tuple] = {}
     class_calls: dict[ClassKey, frozenset[str]] = {}
