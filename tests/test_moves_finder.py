@@ -943,3 +943,76 @@ def test_a_component_built_by_a_factory_holds_the_class_the_factory_returns(tmp_
     assert _moves(tmp_path, before, after) == {
         "Cache._walk": ("component", "Cache.core._walk", False, None),
         "Cache._weigh": ("component", "Cache.budget._weigh", False, None)}
+
+
+def test_a_body_merged_into_its_caller_s_new_function_calling_its_helper_by_a_new_name(tmp_path):
+    """The method is gone; the one method that called it now calls a new function holding its
+    body rewritten: each call of its helper is a call of the helper's new name with one more
+    argument, a loop became a comprehension. Aligned, the old name always faces the new one: a
+    replacement (RefactoringMiner's), so the old body is found there in order."""
+    before = {"sglang/srt/runner.py": """
+        class Runner:
+            def setup(self):
+                self.prepare_capture()
+                if self.device == "cuda":
+                    self.init_blas()
+                    self.init_backend()
+                else:
+                    self.init_backend()
+
+            def init_backend(self):
+                if self.args.multiplex:
+                    self.backend = self._make_backend(fresh_workspace=True)
+                    self.decode_group = []
+                    for _ in range(self.args.group_count):
+                        self.decode_group.append(self._make_backend())
+                    self.decode_backend = self.decode_group[0]
+                elif self.args.overlap and not self.is_draft:
+                    self.backend = Overlapped.init_new(self._make_backend)
+                else:
+                    self.backend = self._make_backend()
+                self.backend.prefill_name = self.prefill_name
+                self.backend.decode_name = self.decode_name
+
+            def _make_backend(self, fresh_workspace=False):
+                return Backend(self.args.kind, fresh_workspace)
+        """}
+    after = {"sglang/srt/runner.py": """
+        from sglang.srt.backend_setup import build_backends
+
+
+        class Runner:
+            def setup(self):
+                self.prepare_capture()
+                built = build_backends(runner=self)
+                self.backend = built.backend
+                self.decode_group = built.decode_group
+        """, "sglang/srt/backend_setup.py": """
+        def build_backends(*, runner):
+            args = runner.args
+            if runner.device == "cuda":
+                init_blas()
+            names = resolve_names(args.prefill_kind, args.decode_kind, is_draft=runner.is_draft, draft=args.draft_kind)
+            if args.multiplex:
+                backend = make_resolved(runner=runner, names=names, fresh_workspace=True)
+                decode_group = [make_resolved(runner=runner, names=names) for _ in range(args.group_count)]
+                decode_backend = decode_group[0]
+            elif args.overlap and not runner.is_draft:
+                backend = Overlapped.init_new(lambda: make_resolved(runner=runner, names=names))
+                decode_backend, decode_group = None, []
+            else:
+                backend = make_resolved(runner=runner, names=names)
+                decode_backend, decode_group = None, []
+            if runner.device == "npu" and runner.args.local_memory > 0 and not runner.is_draft:
+                reserve_local_memory(runner.device, runner.gpu_id, group().rank, group().size)
+            backend.prefill_name = names.prefill
+            backend.decode_name = names.decode
+            return Built(backend=backend, decode_backend=decode_backend, decode_group=decode_group,
+                         prefill_name=names.prefill, decode_name=names.decode)
+
+
+        def make_resolved(*, runner, names, fresh_workspace=False):
+            return Backend(runner.args.kind, names, fresh_workspace)
+        """}
+    assert _moves(tmp_path, before, after)["Runner.init_backend"] == (
+        "function, callers rewritten", "sglang.srt.backend_setup.build_backends", False, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import keyword
 import re
 
 WRAPPER_STATEMENTS = 3  # a delegation: at most this many statements, one of them the call
@@ -111,9 +112,38 @@ def similarity(a: list[str], b: list[str]) -> float:
 
 def similarity_and_coverage(a: list[str], b: list[str]) -> tuple[float, float]:
     """difflib's ratio, and the share of `a` found in order in `b` (a body rewritten around the
-    old one: `x = v` becoming `declare(cfg, x=v)` keeps every old token)."""
-    matched = sum(block.size for block in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
-    return 2 * matched / (len(a) + len(b)) if a or b else 1.0, matched / len(a) if a else 1.0
+    old one: `x = v` becoming `declare(cfg, x=v)` keeps every old token), a name `b` consistently
+    calls by another (`renamed`) counting as found."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    matched = sum(block.size for block in matcher.get_matching_blocks())
+    ratio = 2 * matched / (len(a) + len(b)) if a or b else 1.0
+    if not a:
+        return ratio, 1.0
+    renames = renamed(a, b, matcher.get_opcodes())
+    if renames:
+        a = [renames.get(t, t) for t in a]
+        matched = max(matched, sum(block.size for block in
+                                   difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()))
+    return ratio, matched / len(a)
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def renamed(a: list[str], b: list[str], opcodes) -> dict[str, str]:
+    """The names of `a` that `b` writes as another name wherever the two are aligned, at least
+    twice and always as the same one (RefactoringMiner's replacements: the helper a rewritten
+    body calls under its new name)."""
+    seen: dict[str, set[str]] = {}
+    count: dict[str, int] = {}
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for x, y in zip(a[i1:i2], b[j1:j2]):
+            if _NAME.fullmatch(x) and _NAME.fullmatch(y) and not keyword.iskeyword(x) and not keyword.iskeyword(y):
+                seen.setdefault(x, set()).add(y)
+                count[x] = count.get(x, 0) + 1
+    return {x: next(iter(ys)) for x, ys in seen.items() if len(ys) == 1 and count[x] >= 2}
 
 
 def delegates(node) -> bool:
