@@ -1176,17 +1176,40 @@ def adjust(args):
 '''}
 
 
-def test_a_call_of_a_method_that_moved_too_is_said_to_be_that_move_s(tmp_path):
-    # `adjust` calls `self.model_config()`, which moved too (to `model_config_of`): where that is
-    # the first effect apart, the reviewer is told, and pointed at that move's own row
+def test_a_call_of_a_method_that_moved_too_is_one_call_each_move_judged_in_its_own_row(tmp_path):
+    # `adjust` calls `self.model_config()`, which moved too (to `model_config_of` in another
+    # module): the two calls are one, given one answer, and said so; what `model_config_of` does
+    # is judged in its own row, and an edit in `adjust` itself is still seen
     before, after = _tree(tmp_path / "b", CO_BEFORE), _tree(tmp_path / "a", CO_AFTER)
     out, md = tmp_path / "r.json", tmp_path / "r.md"
-    main([str(before), str(after), "--json", str(out), "--markdown", str(md)])
-    moves = {m["from"]: m for m in json.loads(out.read_text())["moves"]}
-    assert set(moves) == {"Args.model_config", "Args.adjust"}, moves
-    line = next(x for x in md.read_text().splitlines() if x.startswith("- `Args.adjust`"))
-    assert "before calls `self.model_config()`" in line
-    assert "(`Args.model_config` moved too, to `sglang.srt.config_of.model_config_of`" in line
+
+    def verdicts():
+        main([str(before), str(after), "--json", str(out), "--markdown", str(md)])
+        return {m["from"]: (m["verdict"], m.get("one_call_with")) for m in json.loads(out.read_text())["moves"]}
+
+    assert verdicts() == {"Args.model_config": ("equivalent", None),
+                          "Args.adjust": ("equivalent", ["Args.model_config"])}
+    assert "- `Args.adjust`: `self.model_config(…)` before and `sglang.srt.config_of.model_config_of(…)` after" \
+        in md.read_text().splitlines()
+    config_of = after / "sglang/srt/config_of.py"
+    config_of.write_text(config_of.read_text().replace('"layers": 2', '"layers": 3'))
+    assert verdicts() == {"Args.model_config": ("divergent", None),
+                          "Args.adjust": ("equivalent", ["Args.model_config"])}
+    hooks = after / "sglang/srt/hooks.py"
+    hooks.write_text(hooks.read_text().replace('config["layers"] > 1', 'config["layers"] > 2'))
+    assert verdicts()["Args.adjust"] == ("divergent", ["Args.model_config"])
+
+
+def test_a_call_of_a_method_that_moved_too_imported_in_the_function_is_one_call(tmp_path):
+    local = {**CO_AFTER, "sglang/srt/hooks.py": CO_AFTER["sglang/srt/hooks.py"].replace(
+        "from sglang.srt.config_of import model_config_of\n\n\n", "").replace(
+        "    config = model_config_of(args)", "    from sglang.srt.config_of import model_config_of\n\n"
+                                           "    config = model_config_of(args)")}
+    before, after = _tree(tmp_path / "b", CO_BEFORE), _tree(tmp_path / "a", local)
+    out = tmp_path / "r.json"
+    main([str(before), str(after), "--json", str(out)])
+    moves = {m["from"]: m["verdict"] for m in json.loads(out.read_text())["moves"]}
+    assert moves == {"Args.model_config": "equivalent", "Args.adjust": "equivalent"}
 
 
 DECLARED_BEFORE = {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/limits.py": '''\

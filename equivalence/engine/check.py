@@ -45,6 +45,10 @@ class Method:
     # methods of the class moved in the same change, each -> the function of the target module it
     # became: run for real in both versions (the method before, the function after), not inputs
     together: tuple[tuple[str, str], ...] = ()
+    # methods of the class the moved code calls that moved in the same change to a function of
+    # another module (`self.get_config()` -> `config_of(args)`), each -> that function's
+    # `MODULE.function`: a call of either is the same call, one answer (their own check is theirs)
+    co_moved: tuple[tuple[str, str], ...] = ()
     direct: bool = False  # each version's method called directly (not through a call site in the class)
     bases: bool = False  # the modules of the class's bases in the checkout run for real (load.version.load)
     new_code_runs: bool = False  # a hand-written PR's new helpers beside the moved code: run, not changed globals
@@ -53,6 +57,7 @@ class Method:
         version = load(root, label, self.source_rel, self.class_name, self.method_name, self.function_name, overrides,
                        self.real_inputs, self.direct, self.bases)
         version.together = self.together
+        version.co_moved = self.co_moved
         version.new_code_runs = self.new_code_runs
         version.units += _moved_along_units(version, self.together)
         return version
@@ -116,7 +121,9 @@ def check(versions: list[Version | Unloaded], pairs: list[tuple[Version | Unload
 def static_of(before: Version, after: Version) -> StaticReport | str:
     """The static check of a pair, or why it could not be done."""
     try:
-        return static_check(before.ext, after.ext, after.together, getattr(after, "new_code_runs", False))
+        # a method moved elsewhere in the same change reads as the function it became, as one moved along
+        co_moved = tuple((method, function.rpartition(".")[2]) for method, function in after.co_moved)
+        return static_check(before.ext, after.ext, after.together + co_moved, getattr(after, "new_code_runs", False))
     except StaticCheckError as e:
         return str(e)
 

@@ -142,13 +142,17 @@ class MovesSubject(Subject):
                          if m is not first and m.kind.startswith("function") and m.origin.name in calls
                          and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)
                          and m.destination.rel == first.destination.rel)
+        co_moved = tuple((m.origin.name, _function_key(m)) for m in moves
+                         if m is not first and m.kind.startswith("function") and m.origin.name in calls
+                         and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)
+                         and m.destination.class_name is None and (m.origin.name, m.destination.name) not in together)
         kind = "preset" if _is_preset(first) else CHECKED[first.kind]
         try:
             if kind == "preset":
                 report = self.preset.check(sub_trees, [(0, 1)], mutants,
                                            {0: intended[job.index]} if job.index in intended else {})
             else:
-                report = _check_group(first.kind, group, sub_trees, mutants, together)
+                report = _check_group(first.kind, group, sub_trees, mutants, together, co_moved)
         except LoadError as e:
             return None, [{**entry, "verdict": "could not run", "why": str(e)} for entry in entries], {}
         alone = report.section("move_alone")
@@ -177,7 +181,9 @@ class MovesSubject(Subject):
                 why = ((alone or {}).get("why") or why_not_proven(report)) + (f" ({why})" if why else "")
             elif verdict["verdict"] in NOT_PROVEN:  # its own verdict in the group: the line says why
                 why = verdict["verdict_line"].removeprefix(f"{verdict['verdict']}: ") + (f" ({why})" if why else "")
-            listed.append({**entry, "other_edits": own.get(m.source, edits), **verdict, **({"why": why} if why else {})})
+            listed.append({**entry, "other_edits": own.get(m.source, edits), **verdict, **({"why": why} if why else {}),
+                           **({"one_call_with": [f"{first.origin.class_name}.{method}" for method, _ in co_moved]}
+                              if co_moved and kind == "method" and first.kind.startswith("function") else {})})
         check = {"moves": [e["from"] for e in entries], "kind": kind, "report": report.to_json()}
         return check, listed, {method: (first.source, report.verdict) for method, _ in together}
 
@@ -247,12 +253,19 @@ def _own_edits(name: str, edits: list[dict]) -> list[dict]:
     return [e for e in edits if e.get("method", name) == name and name in e.get("read_by", [name])]
 
 
+def _function_key(move: Move) -> str:
+    """`MODULE.function`: where a move to a module-level function went."""
+    return f"{move.destination.rel.removesuffix('.py').removesuffix('/__init__').replace('/', '.')}.{move.destination.name}"
+
+
 def _is_preset(move: Move) -> bool:
     return (move.origin.class_name, move.origin.name) == PRESET_METHOD and move.origin.rel == RUNNER_PATH
 
 
-def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: tuple = ()) -> Report:
-    """One move (a function) or the moves into one component, checked as --method / --component."""
+def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: tuple = (), co_moved: tuple = ()
+                 ) -> Report:
+    """One move (a function) or the moves into one component, checked as --method / --component;
+    `co_moved`: the methods it calls that moved to functions elsewhere (check.Method)."""
     first = group[0]
     if kind == "component":
         from equivalence.component.check import Component, check
@@ -277,7 +290,7 @@ def _check_group(kind: str, group: list[Move], trees, mutants: bool, together: t
 
     name = first.destination.name if first.destination.name != first.origin.name else None
     method = Method(first.origin.class_name, first.origin.name, first.origin.rel, name, together=together,
-                    new_code_runs=True)
+                    co_moved=co_moved, new_code_runs=True)
     versions, notes, overrides = [], [], {}
     after_rel = first.owner[0] if first.owner else first.origin.rel
     if NO_CALL_IN_CLASS in _located(_after_side(method, first), layout.find_root(Path(trees[1][1]), after_rel).root):

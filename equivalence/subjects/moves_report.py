@@ -47,6 +47,7 @@ def markdown(report: dict, render_check: Callable[[dict], str]) -> str:
     if len(moves) > TABLE_ROWS:
         out.append(f"| … {len(moves) - TABLE_ROWS} more moves | | | the JSON lists every one |")
     out += _changes(report)
+    out += _one_call(moves)
     out += _edits(moves)
     checked = {name: c["report"] for c in report["checks"] for name in c["moves"]}
     out += _reasons("Not proven", [m for m in moves if m["verdict"] in ("inconclusive", "could not run")],
@@ -78,11 +79,14 @@ def terminal(report: dict, render_check: Callable[[dict], str]) -> str:
     from equivalence.engine.report.report import compared_lines, revision_lines
 
     out = revision_lines(report) + compared_lines(report) + [f"moves found: {len(report['moves'])}"]
+    to = {m["from"]: m["to"] for m in report["moves"]}
     for m in report["moves"]:
         out.append(f"  {m['from']} -> {m['to']} ({m['kind']}{', wrapper kept' if m['wrapper'] else ''}; "
                    f"similarity {m['similarity']:.2f}): {m.get('verdict_line', m['verdict'])}"
                    + (f": {m['why']}" if m.get("why") else ""))
         out += [f"    other edit: {_place(e)}: {e['what']}" for e in m.get("other_edits", [])]
+        out += [f"    one call: `self.{c.rpartition('.')[2]}(…)` before, `{to.get(c, '?')}(…)` after (moved too: its own row)"
+                for c in m.get("one_call_with", [])]
     for c in report["checks"]:  # each check's own last line says its verdict: not the report's
         own = render_check(c).rstrip("\n").split("\n")
         if own and own[-1].startswith("verdict: "):
@@ -245,6 +249,22 @@ def _observed(o) -> str:
 def _one_line(code) -> str:
     text = " ".join(str(code or "").split())
     return text if len(text) <= 160 else text[:150] + f" … ({len(text) - 150} more characters)"
+
+
+def _one_call(moves: list[dict]) -> list[str]:
+    """The moves whose code calls a method that moved too: its call before and the function's
+    after were read as one call, so each move is judged on its own (the other in its row)."""
+    to = {m["from"]: m["to"] for m in moves}
+    out = [f"- `{m['from']}`: " + ", ".join(f"`self.{c.rpartition('.')[2]}(…)` before and `{to.get(c, '?')}(…)` after"
+                                             for c in m["one_call_with"])
+           for m in moves if m.get("one_call_with")]
+    if not out:
+        return []
+    shown = out[:LIST_ITEMS]
+    more = [f"- … {len(out) - len(shown)} more (the JSON lists every one)"] if len(out) > len(shown) else []
+    return ["", f"### Calls of methods that moved too, read as one call: {len(out)}", "",
+            "Each is the same call in both versions, given the same answer: what the method that moved does is "
+            "judged in its own row, not again here.", ""] + shown + more
 
 
 def _edits(moves: list[dict]) -> list[str]:

@@ -139,6 +139,12 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
         instance = {n for e in new.entries if e.kind == "instance" for n in (e.name, e.expression)}
         new.body = [_ReceiverPassed({f for _, f in together}, instance).visit(stmt) for stmt in new.body]
         new.global_reads = new.global_reads - {function for _, function in together}
+        # ... and the function-level import that only binds such a function is part of that call
+        moved = {function for _, function in together}
+        binding: dict[int, tuple[ast.stmt, set[str]]] = {}
+        for name, stmt in _local_imports(new).items():
+            binding.setdefault(id(stmt), (stmt, set()))[1].add(name)
+        new.body = _without(new.body, {key for key, (_, names) in binding.items() if names <= moved})
     old_imports, new_imports = {**old_through, **_local_imports(old)}, {**new_through, **_local_imports(new)}
     old_spelled = _same_object_spelled_bare(old, before.files, old_imports, new, after.files, new_imports)
     new_spelled = _same_object_spelled_bare(new, after.files, new_imports, old, before.files, old_imports)
@@ -169,8 +175,9 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
 
 
 class _ReceiverPassed(ast.NodeTransformer):
-    """`function(..., NAME=INSTANCE)` of a function moved along, INSTANCE the pass-self parameter
-    -> `function(...)`: what `self.m(...)` reads as once `_MovedAlong` took its receiver."""
+    """`function(INSTANCE, ...)` / `function(..., NAME=INSTANCE)` of a function moved along,
+    INSTANCE the parameter standing for the instance -> `function(...)`: what `self.m(...)` reads
+    as once `_MovedAlong` took its receiver."""
 
     def __init__(self, functions: set[str], instance: set[str]):
         self.functions, self.instance = functions, instance
@@ -178,6 +185,7 @@ class _ReceiverPassed(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in self.functions and self.instance:
+            node.args = [a for a in node.args if not (isinstance(a, ast.Name) and a.id in self.instance)]
             node.keywords = [k for k in node.keywords if not (k.arg and isinstance(k.value, ast.Name)
                                                               and k.value.id in self.instance)]
         return node

@@ -31,14 +31,17 @@ REAL_IMPORT = builtins.__import__
 class FunctionImports:
     """`__import__` for the code of `modules` (the loaded modules of one version) while it runs."""
 
-    def __init__(self, modules: Iterable[types.ModuleType], package: str, key: Callable[[str], str]):
-        """`key`: the world key of a qualified name (its origin, re-exports followed, a preset's alias)."""
+    def __init__(self, modules: Iterable[types.ModuleType], package: str, key: Callable[[str], str],
+                 aliases: dict[str, Callable] | None = None):
+        """`key`: the world key of a qualified name (its origin, re-exports followed, a preset's alias);
+        `aliases`: world keys answered by a function of the harness instead (observe.as_self_call)."""
         modules = list(modules)
         self.loaded = {m.__name__: m for m in modules}
         self.namespaces = {id(m.__dict__) for m in modules}
         self.package = package
         self.key = key
         self.keys: dict[str, str] = {}
+        self.aliases = aliases or {}
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
         if globals is None or id(globals) not in self.namespaces:
@@ -70,6 +73,8 @@ class FunctionImports:
         key = self.keys.get(qualname)
         if key is None:
             key = self.keys[qualname] = self.key(qualname)
+        if key in self.aliases:
+            return self.aliases[key]
         try:
             return world().value(key, [OPAQUE])
         except Absent:

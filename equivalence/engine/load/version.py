@@ -88,6 +88,7 @@ class Version:
     direct: types.FunctionType | None = None
     direct_params: dict[str, list[tuple] | None] = field(default_factory=dict)  # -> options (None: the world's)
     together: tuple[tuple[str, str], ...] = ()  # (method, function) moved along: real in both (check.Method)
+    co_moved: tuple[tuple[str, str], ...] = ()  # (method, MODULE.function) moved elsewhere: one call (check.Method)
 
     def where(self) -> str:
         site = self.ext.call_sites[0] if self.ext.call_sites else None

@@ -22,7 +22,7 @@ from equivalence.engine.load.faithful import HELPERS, RANK0
 from equivalence.engine.load.inputs import GlobalInput
 from equivalence.engine.load.version import FELL_THROUGH_MARK, Version
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
-from equivalence.engine.world.standins import CURRENT, Environ, OsProxy, PartlyRealModule, traced_class
+from equivalence.engine.world.standins import CURRENT, Environ, OsProxy, PartlyRealModule, traced_class, world
 from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
 from equivalence.engine.world.values import same
@@ -75,6 +75,21 @@ def _renamed(renamed: dict[str, str], key: str) -> str:
     return renamed.get(key, key)
 
 
+def as_self_call(method: str, traced: type):
+    """A function that moved out of the class in the same change as the code under test, called
+    as the method it was: `config_of(args, x)` is `self.get_config(x)`, the instance left out of
+    its arguments, the same world's answer as the before version's call (its own check is its
+    move's)."""
+
+    def call(*args, **kwargs):
+        method_now = world().value(f"self.{method}", [OPAQUE])
+        return method_now(*(a for a in args if not isinstance(a, traced)),
+                          **{k: v for k, v in kwargs.items() if not isinstance(v, traced)})
+
+    call.__name__ = call.__qualname__ = method
+    return call
+
+
 class Session:
     """A loaded version ready to run configurations in a loop."""
 
@@ -95,11 +110,16 @@ class Session:
         moved_along = {function for _, function in version.together}
         self.traced = traced_class(version.cls, real)
         self.globals = []
+        co_moved = {version.ext.files.canonical(function): as_self_call(method, self.traced)
+                    for method, function in version.co_moved}
+        self.aliases = []  # (namespace, name, a function co_moved): bound to the method it was, every run
         for g in version.inputs.globals:
             if g.name in moved_along and g.rel == version.ext.target_rel:
                 continue  # moved with the method: runs for real, as its method does before
             module = version.modules[g.rel].__dict__
-            if g.proxy is None:
+            if g.proxy is None and g.key in co_moved:
+                self.aliases.append((module, g.name, co_moved[g.key]))
+            elif g.proxy is None:
                 self.globals.append((module, g.name, hints.key(_renamed(renamed, g.key)),
                                      [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
@@ -117,7 +137,8 @@ class Session:
         self.declared = DeclaredKeys.of_extraction(version.ext)  # what the code declares its inputs to be
         self.caches = memo_clearers(version.modules.values())
         self.imports = FunctionImports(version.modules.values(), version.ext.source_rel.split("/")[0],
-                                       lambda qualname: hints.key(_renamed(renamed, version.ext.files.canonical(qualname))))
+                                       lambda qualname: hints.key(_renamed(renamed, version.ext.files.canonical(qualname))),
+                                       {hints.key(_renamed(renamed, f)): call for f, call in co_moved.items()})
 
     def run(self, config: dict) -> tuple[Observation, World]:
         start_afresh(self.caches)
@@ -135,6 +156,8 @@ class Session:
                     module[name] = world.value(key, default)
                 except Absent:
                     module.pop(name, None)
+            for module, name, call in self.aliases:
+                module[name] = call
             with limited():
                 if self.direct and world.value(DIRECT, DIRECT_OPTIONS):
                     returned = self.version.direct(instance, passed(world, self.version.direct_params))
