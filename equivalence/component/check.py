@@ -30,7 +30,7 @@ from equivalence.engine.judge.compare import (CLASSIFIED, EAGER, NOT_MODELLED, U
                                               kind_of_effects)
 from equivalence.engine.load.errors import LoadError
 from equivalence.engine.load.literals import fixed_names
-from equivalence.engine.report.models import PairEntry
+from equivalence.engine.report.models import PairEntry, listed_inputs
 from equivalence.engine.report.report import EXPLAIN
 from equivalence.engine.report.verdict import COULD_NOT_RUN, Report
 from equivalence.engine.results import Checked
@@ -487,6 +487,7 @@ def pair_entry(result: Result, static) -> PairEntry:
                             "explanation": EXPLAIN["changed-module-global"]})
         verdict = "divergent"
     inputs = {k: pair.domains.options[k] for k in dict.fromkeys(k for c in result.configs for k in c)}
+    listed = listed_inputs({k: [describe(o) for o in v] for k, v in inputs.items()})
     return PairEntry(
         before=pair.before.label, after=pair.after.label,
         shapes={"before": _shape(pair.before), "after": _shape(pair.after)},
@@ -494,7 +495,7 @@ def pair_entry(result: Result, static) -> PairEntry:
         configs=len(result.configs), budget_reached=result.budget_reached,
         divergences=tuple(divergences), classified=tuple(classified), not_modelled=tuple(not_modelled),
         coverage={k: c.to_json() for k, c in result.coverage.items()},
-        inputs={k: [describe(o) for o in v] for k, v in inputs.items()},
+        inputs=listed[0], inputs_left_out=listed[1],
         static=static.to_json(),
         component={"methods": pair.methods, "state": pair.state,
                    "rebound": [".".join(("self",) + c) for c in pair.rebound]},

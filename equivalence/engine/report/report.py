@@ -13,7 +13,7 @@ from equivalence.engine.run.observe import Observation
 from equivalence.engine.run.pairs import PairResult, smallest
 from equivalence.engine.judge.static_check import StaticReport, inline_code, to_markdown
 from equivalence.engine.world.world import describe
-from equivalence.engine.report.models import PairEntry
+from equivalence.engine.report.models import PairEntry, listed_inputs
 from equivalence.engine.report.verdict import COULD_NOT_RUN, Report
 from equivalence.engine.results import Checked, NotRun
 
@@ -106,6 +106,7 @@ def pair_entry(result: PairResult, static: StaticReport | str, render: Render = 
     unexplained = untold_residuals(result, static) if judge_static else []
     if unexplained and verdict == "equivalent":
         verdict = "inconclusive"
+    inputs, left_out = listed_inputs({k: [describe(o) for o in options] for k, options in result.inputs.items()})
     return PairEntry(
         before=result.before.label,
         after=result.after.label,
@@ -122,7 +123,8 @@ def pair_entry(result: PairResult, static: StaticReport | str, render: Render = 
         classified=tuple(classified),
         not_modelled=tuple(not_modelled),
         coverage={k: c.to_json() for k, c in result.coverage.items()},
-        inputs={k: [describe(o) for o in options] for k, options in result.inputs.items()},
+        inputs=inputs,
+        inputs_left_out=left_out,
         static=static.to_json() if isinstance(static, StaticReport) else {"error": static},
     )
 
@@ -376,8 +378,10 @@ def markdown(report: dict) -> str:
         for label, lines in p.get("imported_without", {}).items():
             out += [f"- {label}: imported without the module-level call at {line} (it rejected a stub)"
                     for line in lines]
-        out.append(f"- inputs varied ({len(p['inputs'])}): " + "; ".join(
-            f"`{k}` {', '.join(map(str, v))}" for k, v in p["inputs"].items()))
+        left_out = p.get("inputs_left_out") or 0
+        out.append(f"- inputs varied ({len(p['inputs']) + left_out}): " + "; ".join(
+            f"`{k}` {', '.join(map(str, v))}" for k, v in p["inputs"].items())
+            + (f"; and {left_out} more (the runs read each; not listed)" if left_out else ""))
         same = _first_same(p, report["pairs"][:i], lambda q: q["static"])
         if "residuals" in p["static"]:
             text = to_markdown(StaticReport.from_json(p["static"])).rstrip()

@@ -39,6 +39,21 @@ def _k(self) -> str:
     return object.__getattribute__(self, "_standin_key")
 
 
+REPEATS = 4  # a value derived by the same step this many times running is its own next one
+FOLD_FROM = 64  # ... checked only for keys this long (the hot path of a run)
+
+
+def derived(key: str, step: str) -> str:
+    """The key of what `step` (`.next`, `['<slice>']`) gives from the value `key`: a loop walking
+    a value (`text = text[1:]`, `node = node.next`) reaches a fixed point after REPEATS steps
+    instead of a fresh input each turn, so the world can answer it (`""`, None) and the loop ends;
+    without it every turn read a new input, its key one step longer, until the run was cut."""
+    child = key + step
+    if len(child) >= FOLD_FROM and child.endswith(step * (REPEATS + 1)):
+        return key
+    return child
+
+
 def _w(self) -> World:
     return object.__getattribute__(self, "_standin_world")
 
@@ -127,7 +142,7 @@ class StandIn:
             raise AttributeError(name)
         w, key = _w(self), _k(self)  # (inlines _standin_child: the hottest path of a run)
         w.touched.add(key)
-        child = f"{key}.{name}"
+        child = derived(key, f".{name}")
         try:
             return w.written[child] if child in w.written else w.value(child)
         except Absent:
@@ -184,7 +199,7 @@ class StandIn:
 
     def __getitem__(self, item):
         try:
-            return self._standin_child(f"{_k(self)}[{canon(item)!r}]")
+            return self._standin_child(derived(_k(self), f"[{canon(item)!r}]"))
         except Absent:
             raise KeyError(item) from None
 
