@@ -75,6 +75,17 @@ def _renamed(renamed: dict[str, str], key: str) -> str:
     return renamed.get(key, key)
 
 
+def nested_code(codes) -> set:
+    """The code objects defined inside these (lambdas, local defs, to any depth), not they themselves."""
+    out, todo = set(), [c for code in codes if code is not None for c in code.co_consts if hasattr(c, "co_code")]
+    while todo:
+        code = todo.pop()
+        if code not in out:
+            out.add(code)
+            todo += [c for c in code.co_consts if hasattr(c, "co_code")]
+    return out
+
+
 def as_self_call(method: str, traced: type):
     """A function that moved out of the class in the same change as the code under test, called
     as the method it was: `config_of(args, x)` is `self.get_config(x)`, the instance left out of
@@ -133,6 +144,7 @@ class Session:
         caller = version.caller
         self.caller_positions = list(caller.code.co_positions()) if caller.code is not None else []
         self.namespaces = frozenset(id(m.__dict__) for m in version.modules.values())
+        self.own_code = frozenset(nested_code(u.code for u in version.units))
         self.trees = {version.ext.files.path(rel): version.ext.files.parse(rel) for rel in version.modules}
         self.declared = DeclaredKeys.of_extraction(version.ext)  # what the code declares its inputs to be
         self.caches = memo_clearers(version.modules.values())
@@ -144,6 +156,7 @@ class Session:
         start_afresh(self.caches)
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.namespaces, world.trees, world.declared = self.namespaces, self.trees, self.declared.options
+        world.own_code = self.own_code
         CURRENT.append(world)
         exception = returned = None
         not_modelled = handed_on = ()

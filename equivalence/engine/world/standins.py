@@ -24,6 +24,7 @@ import sys
 import types
 
 from equivalence.engine.load.inputs import WORLD_SUBMODULES
+from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.world.symbolic import DERIVED, DerivedFloat, DerivedInt
 from equivalence.engine.world.world import (ABSENT, NONE, OPAQUE, STANDIN, TRACED, TRACERS, Absent, World, canon,
                                             canon_args, value)
@@ -52,6 +53,38 @@ def derived(key: str, step: str) -> str:
     if len(child) >= FOLD_FROM and child.endswith(step * (REPEATS + 1)):
         return key
     return child
+
+
+def call_back(w: World, at: str, handed: list) -> None:
+    """Each function the code under test made (a lambda, a local def) handed to a stand-in at the
+    call `at`: the stand-in may call it, so the world does, there and once, with its required
+    arguments the world's (`AT.called_back(N).M`); its calls and writes are events, its result or
+    exception one more. Without it, code passed as a callback (`result.add_check(name, value,
+    lambda _: ...)`) never ran and its branches were never compared."""
+    for n, f in enumerate(handed):
+        if type(f) is not types.FunctionType or f.__code__ not in w.own_code:
+            continue
+        code = f.__code__
+        where = f"{at}.called_back({n})"
+        positional = [_given(w, f"{where}.{m}") for m in range(code.co_argcount - len(f.__defaults__ or ()))]
+        keywords = {name: _given(w, f"{where}.{name}") for name in code.co_varnames[code.co_argcount:
+                    code.co_argcount + code.co_kwonlyargcount] if name not in (f.__kwdefaults__ or {})}
+        w.events.append(("called back", where))
+        try:
+            returned = f(*positional, **keywords)
+        except (StubTouched, Absent):
+            raise  # not a behaviour of the code: the run says so
+        except Exception as e:
+            w.events.append(("called back raised", where, type(e).__name__, str(e)))
+        else:
+            w.events.append(("called back returned", where, canon(returned)))
+
+
+def _given(w: World, key: str):
+    try:
+        return w.value(key)
+    except Absent:
+        return None
 
 
 def _w(self) -> World:
@@ -173,6 +206,8 @@ class StandIn:
         w.events.append(("call", key, positional, keywords))
         described = ", ".join([repr(c) for c in positional] + [f"{k}={c!r}" for k, c in keywords])  # canon_args
         result = f"{key}({described})"
+        if w.own_code:
+            call_back(w, result, [*args, *kwargs.values()])
         caught = _caught_around(w, sys._getframe(1))
         if caught:  # called under `try: ... except E:`: the call may also raise E
             raises = [("raises", e) for e in caught]

@@ -488,6 +488,9 @@ class World:
         self.lengths, self.items = (*more, (), ())[:2]
         self.pools_id = hash(pools)  # a demand's options depend on the pools too (a mutant's may differ)
         self.namespaces: frozenset[int] = frozenset()  # ids of the globals of the code under test
+        # the code objects of the functions the code under test makes as it runs (its lambdas, its
+        # local defs): one handed to a stand-in is called back (standins.call_back)
+        self.own_code: frozenset = frozenset()
         self.trees: dict[str, object] = {}  # its files -> their parsed source (what runs)
         self.config = config
         self.absent_names = absent_names
