@@ -94,7 +94,37 @@ def logic_of(ext: Extraction, own: set[str], assigned_before: str | None = None)
     logic = Logic(where, rel, text, [], {k: v for k, v in defaults.items() if k in own}, entries,
                   caller_locals=caller_locals, global_reads=reads - {a.arg for a in params}, dropped_return=dropped)
     logic.body = _normalised(body, rel, loads, results, logic)
+    around = _around_the_call(ext, node, call)
+    if around is not None:  # a piece extracted: the rest of the old body stayed in the method
+        me = ext.wrapper.args.args[0].arg if ext.wrapper.args.args else "self"
+        stay = {me: ast.Name("self", ast.Load())} if me != "self" else {}
+        before_call, after_call = (_normalised(part, rel, stay) for part in around)
+        logic.body = before_call + logic.body + after_call
+        logic.global_reads |= global_reads(ext.wrapper) - {node.name}
     return logic
+
+
+def _around_the_call(ext: Extraction, function: ast.FunctionDef, call) -> tuple[list, list] | None:
+    """The statements the method kept before and after its call of the function, when it kept any
+    (Extract Method proper: a piece of the body went into the function): the call a statement of
+    its own at the top of the method's body, its value unused, the function in the method's module
+    (their globals are one module's) and neither returning a value nor yielding (what follows the
+    call runs on every path through it). None otherwise: the function is compared alone."""
+    wrapper = ext.wrapper
+    if wrapper is None or call.where != "wrapper" or call.result.how != "discard" or ext.core[1] != ext.source_rel:
+        return None
+    body = [s for s in wrapper.body if not _is_docstring_stmt(s)]
+    if call.statement not in body or len(body) == 1:
+        return None
+    if any(r.value is not None for r in own_returns(function.body)) \
+            or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(function)):
+        return None
+    at = body.index(call.statement)
+    return body[:at], body[at + 1:]
+
+
+def _is_docstring_stmt(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
 def assigned_targets(ext: Extraction) -> str | None:
