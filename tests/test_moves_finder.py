@@ -1016,3 +1016,42 @@ def test_a_body_merged_into_its_caller_s_new_function_calling_its_helper_by_a_ne
         """}
     assert _moves(tmp_path, before, after)["Runner.init_backend"] == (
         "function, callers rewritten", "sglang.srt.backend_setup.build_backends", False, None)
+
+
+def test_a_class_its_file_now_imports_from_another_module_was_deduplicated_not_moved(tmp_path):
+    # the file's own copy of `Packer` is gone and it imports the one another module had all
+    # along: nothing left a class, even though a new look-alike elsewhere has its body
+    shared = f"""
+    class Packer:
+        def weigh(self, items):{_at(BODY, 12)}
+    """
+    before = {"sglang/srt/common.py": shared, "sglang/srt/a.py": f"""
+    class Packer:
+        def weigh(self, items):{_at(BODY.replace("continue", "break"), 12)}
+
+
+    def pack(items):
+        return Packer().weigh(items)
+    """, "sglang/srt/b.py": """
+    class Sizer:
+        def name(self):
+            return "sizer"
+    """}
+    after = {"sglang/srt/common.py": shared + "\n    LIMIT = 3\n", "sglang/srt/a.py": """
+    from sglang.srt.common import Packer
+
+
+    def pack(items):
+        return Packer().weigh(items)
+    """, "sglang/srt/b.py": f"""
+    class Sizer:
+        def name(self):
+            return "sizer"
+
+        def weigh(self, items):{_at(BODY.replace("continue", "break"), 12)}
+    """}
+    assert _moves(tmp_path, before, after) == {}
+    # ... while a class moved into a new module and imported back by its old file is followed
+    moved = {**after, "sglang/srt/common.py": shared, "sglang/srt/a.py": after["sglang/srt/a.py"].replace(
+        "sglang.srt.common", "sglang.srt.packing"), "sglang/srt/packing.py": before["sglang/srt/a.py"].split("\n\n\n")[0]}
+    assert _moves(tmp_path / "moved", before, moved) == {}
