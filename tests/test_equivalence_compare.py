@@ -114,3 +114,25 @@ def test_log_info_on_rank0_and_logger_info_are_different_effects(tmp_path):
     (div,) = json.loads(out.read_text())["pairs"][0]["divergences"]
     assert div["kind"] == "different-logs"
     assert div["before"]["events"][-1][-1] == "rank0" and div["after"]["events"][-1][-1] != "rank0"
+
+
+def _reorder(before, after):
+    nothing = Caller(applied=set(), eager=set())
+    return classify(obs(before), obs(after), nothing, {})
+
+
+def test_independent_effects_in_another_order_are_classified_and_dependent_ones_are_not():
+    from equivalence.engine.judge.compare import REORDERED
+
+    a, b = ("set", "self.a", 1), ("set", "self.b", None)
+    clock = ("call", "time.time", (), ())
+    assert _reorder([a, b], [b, a]) == REORDERED  # two attributes
+    assert _reorder([b, clock, a], [clock, a, b]) == REORDERED  # a write past a call that cannot see it
+    assert _reorder([a, ("set", "self.a", 2)], [("set", "self.a", 2), a]) == "different-writes"  # one attribute
+    own = ("call", "self._record", (), ())  # the instance's own method may read what was written
+    assert _reorder([a, own], [own, a]) == "different-effect-order"
+    handed = ("call", "registry.add", ("<Sender>",), ())  # ... as may a call given an object
+    assert _reorder([a, handed], [handed, a]) == "different-effect-order"
+    assert _reorder([clock, ("call", "log.flush", (), ())], [("call", "log.flush", (), ()), clock]) \
+        == "different-calls"  # two calls keep their order
+    assert _reorder([a, b], [a]) != REORDERED

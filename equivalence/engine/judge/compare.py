@@ -8,6 +8,11 @@ caller's code, which effects and reads they concern):
   with those effects moved after everything else, in the same relative order (repeated writes
   of one attribute collapse to one write of the last value, at the first write's place), and
   dropped when the function raises.
+- "reordered-independent-effects": the same effects, with independent ones in another order: two
+  writes of distinct attributes of the instance, or such a write and a call of something that is
+  not the instance's (its key not `self.`, its arguments plain values: numbers, strings, None),
+  which in the harness's world cannot see the write. Every other pair of effects (two calls, two
+  logs, a write and a call that may see the instance) keeps its order (Mazurkiewicz traces).
 - "eager-read": the caller's arguments read (or call) `self.` chains up front that the old
   body read on some paths only: the calls the arguments make are set aside before comparing,
   and with an attribute the configuration made absent, the after version fails with that
@@ -26,6 +31,7 @@ from equivalence.engine.world.world import ABSENT
 EQUAL = "equal"
 DEFERRED = "deferred-writes"
 EAGER = "eager-read"
+REORDERED = "reordered-independent-effects"
 NOT_MODELLED = "input-not-modelled"
 ALREADY_DIVERGENT = "already-divergent"  # a mutant's difference the unmutated pair shows too: no evidence
 EAGER_RAISES = "eager-read-raising?"  # raised evaluating an argument up front: eager-read once the before
@@ -33,7 +39,7 @@ EAGER_RAISES = "eager-read-raising?"  # raised evaluating an argument up front: 
 INTENDED = "intended-difference"  # a fix's delta on the findings it names (a preset's intended.py)
 UNSET_STATE = "unset-state"  # a component's moved state read before anything set it: the AttributeError
                              # names the class that keeps it (equivalence.component.check.classify)
-CLASSIFIED = {DEFERRED, EAGER, INTENDED, UNSET_STATE}
+CLASSIFIED = {DEFERRED, EAGER, INTENDED, UNSET_STATE, REORDERED}
 
 
 def is_divergence(kind: str) -> bool:
@@ -105,7 +111,40 @@ def classify(before: Observation, after: Observation, caller: Caller, read: dict
         # spec_algorithm): an eager read, as the preset's, once the before version is seen to
         # raise just so evaluating it somewhere (else a divergence: pairs.Pair.settle)
         return EAGER_RAISES
+    if same_end and same(before.state, after.state) and reordered(before.events, after.events):
+        return REORDERED
     return kind_of_difference(before, after)
+
+
+def reordered(before: tuple, after: tuple) -> bool:
+    """Whether `after` is `before` with independent effects swapped (see the module docstring):
+    the same effects, each pair of dependent ones in the same order."""
+    if len(before) != len(after):
+        return False
+    rest = list(after)
+    for event in before:
+        at = next((i for i, e in enumerate(rest) if same(e, event)), None)
+        if at is None or not all(_independent(e, event) for e in rest[:at]):
+            return False
+        del rest[at]
+    return True
+
+
+def _independent(a: tuple, b: tuple) -> bool:
+    kinds = {a[0], b[0]}
+    if kinds == {"set"}:
+        return a[1] != b[1]
+    if kinds == {"set", "call"}:
+        call = a if a[0] == "call" else b
+        return len(call) == 4 and not str(call[1]).startswith("self.") and all(
+            _plain(v) for v in (*call[2], *(v for _, v in call[3])))
+    return False
+
+
+def _plain(value) -> bool:
+    """A value no effect can reach the instance through (object canons are `<...>`)."""
+    return value is None or isinstance(value, (bool, int, float)) or (isinstance(value, str)
+                                                                     and not value.startswith("<"))
 
 
 def _eager_absent(after: Observation, a_events: tuple, caller: Caller, read: dict) -> bool:

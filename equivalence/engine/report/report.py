@@ -21,6 +21,9 @@ from equivalence.engine.results import Checked, NotRun
 EXPLAIN = {
     "deferred-writes": "the function returns its results and the caller applies them: those writes (and "
     "calls) come after the function's other effects, in the same order, and not at all when it raises",
+    "reordered-independent-effects": "the same effects, independent ones in another order (writes of distinct "
+    "attributes; a write and a call that is not the instance's, given only plain values): the harness's stand-ins "
+    "cannot see the order",
     "eager-read": "the caller reads (or calls) up front, to pass them, instance attributes the old body "
     "used on some paths only; with such an attribute missing it fails before doing anything",
     NOT_MODELLED: "the code reached a value the harness only stubs (no input stands for it), or a run went past "
