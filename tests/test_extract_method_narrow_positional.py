@@ -300,3 +300,20 @@ def test_equivalence_proves_the_output_with_every_mutant_killed(tmp_path, spec):
     done, total = map(int, killed.split()[1].split("/"))
     assert done == total >= 14, killed  # with each argument passed by position mutated (order, source)
     assert "verdict: equivalent" in out.stdout
+
+
+def test_each_step_is_proven_the_narrowed_value_read_up_front_an_eager_read(tmp_path):
+    """Step 3 -> 4 passes `self.server_args.enable_pool` where step 3's function read
+    `server_args.enable_pool` from the `self.server_args` it was given, on some paths only: with
+    `server_args` None, step 4 raises up front, the eager read the one-run pair already calls so."""
+    import json
+
+    from equivalence.cli import main
+
+    out = tmp_path / "r.json"
+    root = _tree(tmp_path)
+    assert main(["--steps", str(root), "--method", "ModelRunner.pool_size", "--to", "sglang.srt.memory.pool_alloc",
+                 *(a for n in NARROWS for a in ("--narrow", n)), "--positional", "--json", str(out)]) == 0
+    pairs = json.loads(out.read_text())["pairs"]
+    assert [p["verdict"] for p in pairs] == ["equivalent"] * 5
+    assert [c["kind"] for c in pairs[3]["classified"]] == ["eager-read"]

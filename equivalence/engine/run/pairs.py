@@ -152,13 +152,41 @@ class Pair:
             diff.observations.append((ob, oa))
 
 
-def _normal(node: ast.AST, self_name: str | None) -> str:
-    """An expression's dump with the instance's name spelled `self` (positions left out)."""
-    node = copy.deepcopy(node)
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and self_name and n.id == self_name:
-            n.id = "self"
-    return ast.dump(node)
+def _normal(node: ast.AST, self_name: str | None, bound: dict[str, ast.expr] | None = None) -> str:
+    """An expression's dump with the instance's name spelled `self` (positions left out), and each
+    parameter in `bound` read as what the call passed it (`server_args.x` is `self.server_args.x`
+    in a function given `self.server_args`)."""
+    bound = bound or {}
+
+    class Spelled(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:
+            if n.id in bound:
+                return copy.deepcopy(bound[n.id])
+            if self_name and n.id == self_name:
+                n.id = "self"
+            return n
+
+    return ast.dump(Spelled().visit(copy.deepcopy(node)))
+
+
+def _passed(ext, function: ast.FunctionDef) -> dict[str, ast.expr]:
+    """The function's parameters the version's call of it passes an instance chain (`self.x.y`),
+    each -> that chain, the instance spelled `self`."""
+    call = ext.call
+    caller_self = _self_name(ext.wrapper) if ext.wrapper is not None else "self"
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    given = {**dict(zip(params, call.positional)), **call.keyword_nodes}
+    out = {}
+    for name, arg in given.items():
+        root = arg
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id == caller_self and root is not arg:
+            out[name] = copy.deepcopy(arg)
+            for n in ast.walk(out[name]):
+                if isinstance(n, ast.Name) and n.id == caller_self:
+                    n.id = "self"
+    return out
 
 
 def lazy_arguments(before: Version, after: Version) -> frozenset:
@@ -173,10 +201,13 @@ def lazy_arguments(before: Version, after: Version) -> frozenset:
     seen: set[str] = set()
     for unit in before.units:
         own = _self_name(unit.node) if isinstance(unit.node, ast.FunctionDef) else "self"
+        bound = {}
         if unit.role == "function" and before.ext.call is not None:
             own = next((k for k, v in before.ext.call.keyword_nodes.items()
                         if isinstance(v, ast.Name) and v.id == "self"), own)
-        seen |= {_normal(n, own) for n in ast.walk(unit.node) if isinstance(n, ast.expr)}
+            if isinstance(unit.node, ast.FunctionDef):
+                bound = _passed(before.ext, unit.node)
+        seen |= {_normal(n, own, bound) for n in ast.walk(unit.node) if isinstance(n, ast.expr)}
     named = [(f"#{i}", a) for i, a in enumerate(call.positional)] + list(call.keyword_nodes.items())
     return frozenset(name for name, node in named if _normal(node, after_self) in seen)
 
