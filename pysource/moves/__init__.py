@@ -35,7 +35,6 @@ from pysource.moves.classes import Owner, OwnerCode, base_names, names_base, cal
 from pysource.moves.matching import TINY, Candidates, Match, Tie
 from pysource.moves.model import Definition, Move
 from pysource.moves.versions import ClassKey, changed_versions
-from pysource.modules import import_bindings, module_level_statements
 
 __all__ = ["Definition", "Move", "find_moves"]
 
@@ -74,13 +73,9 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
             codes[key] = _with_built(read_owner(new_classes[key]), factories())
         return codes[key]
 
-    imported_instead: dict[str, set[str]] = {}
-
     def left(origin: Definition):
         """The origin, its owner, what is left of it in the class and its tokens: None when it stays."""
         owner = owners[(origin.rel, origin.class_name)]
-        if owner.key is None and origin.class_name in imported_instead.setdefault(origin.rel, _imported(new, origin.rel)):
-            return None  # deduplicated: its file now imports another module's class of that name
         kept = after_methods.get((*owner.key, origin.name)) if owner.key else None
         if kept is not None and not _left_behind(origin, kept, candidates.names):
             return None
@@ -177,14 +172,6 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
                           match.evidence, edits))
     moves.sort(key=lambda m: (m.origin.rel, m.origin.node.lineno))
     return _without_renamed_classes(moves, owners, old_classes, new_classes)
-
-
-def _imported(version, rel: str) -> set[str]:
-    """The names the version's file `rel` binds by importing them from another module."""
-    tree = version.trees.get(rel)
-    own = rel.removesuffix(".py").replace("/", ".")
-    return {b.name for s in module_level_statements(tree.body) if isinstance(s, ast.ImportFrom)
-            for b in import_bindings(s, rel) if b.qualname.rpartition(".")[0] != own} if tree else set()
 
 
 def _rewired(origin: Definition, old_classes, now, after_methods, owners, self_calls) -> frozenset[str]:
