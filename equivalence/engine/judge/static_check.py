@@ -159,7 +159,7 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     old.body = _without(old.body, absorbed)
     for logic in (old, new):
         _clean_docstring(logic.body)
-        logic.body = _stdlib_imports_sorted(logic.body)
+        logic.body = _returned_temp_inlined(_stdlib_imports_sorted(logic.body))
     docs = [_docstring(logic.body) for logic in (old, new)]
     old.body, new.body = [body[1:] if doc is not None else body for body, doc in zip((old.body, new.body), docs)]
     aligner = _Aligner(old, new)
@@ -172,6 +172,32 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _returned_temp_inlined(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`x = E` followed by `return x` reads as `return E`, in every block (Inline Temp: nothing
+    runs between the two, and no function made in the body can see `x` rebound once it returns)."""
+    if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for s in body for n in ast.walk(s)):
+        return body
+    return _inlined_in(body)
+
+
+def _inlined_in(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for stmt in body:
+        for name in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, name, None), list) and not isinstance(stmt, ast.ClassDef):
+                setattr(stmt, name, _inlined_in(getattr(stmt, name)))
+        for handler in getattr(stmt, "handlers", []):
+            handler.body = _inlined_in(handler.body)
+        last = out[-1] if out else None
+        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and isinstance(last, ast.Assign) \
+                and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name) \
+                and last.targets[0].id == stmt.value.id:
+            out[-1] = ast.copy_location(ast.Return(last.value), last)
+            continue
+        out.append(stmt)
+    return out
 
 
 class _ReceiverPassed(ast.NodeTransformer):
