@@ -136,3 +136,10 @@ def test_independent_effects_in_another_order_are_classified_and_dependent_ones_
     assert _reorder([clock, ("call", "log.flush", (), ())], [("call", "log.flush", (), ()), clock]) \
         == "different-calls"  # two calls keep their order
     assert _reorder([a, b], [a]) != REORDERED
+
+
+def test_a_write_into_another_object_keeps_its_place():
+    from equivalence.engine.judge.compare import REORDERED
+
+    own, shared = ("set", "self.kv_cache_dtype", 1), ("set", "self.server_args.kv_cache_dtype", "fp8")
+    assert _reorder([own, shared], [shared, own]) != REORDERED

@@ -9,8 +9,8 @@ caller's code, which effects and reads they concern):
   of one attribute collapse to one write of the last value, at the first write's place), and
   dropped when the function raises.
 - "reordered-independent-effects": the same effects, with independent ones in another order: two
-  writes of distinct attributes of the instance, or such a write and a call of something that is
-  not the instance's (its key not `self.`, its arguments plain values: numbers, strings, None),
+  writes of distinct attributes of the instance itself (`self.x`, not `self.config.x`: another
+  object others may hold), or such a write and a call of something that is not the instance's (its key not `self.`, its arguments plain values: numbers, strings, None),
   which in the harness's world cannot see the write. Every other pair of effects (two calls, two
   logs, a write and a call that may see the instance) keeps its order (Mazurkiewicz traces).
 - "eager-read": the caller's arguments read (or call) `self.` chains up front that the old
@@ -133,12 +133,19 @@ def reordered(before: tuple, after: tuple) -> bool:
 def _independent(a: tuple, b: tuple) -> bool:
     kinds = {a[0], b[0]}
     if kinds == {"set"}:
-        return a[1] != b[1]
+        return a[1] != b[1] and _own_attribute(a[1]) and _own_attribute(b[1])
     if kinds == {"set", "call"}:
-        call = a if a[0] == "call" else b
-        return len(call) == 4 and not str(call[1]).startswith("self.") and all(
+        write, call = (b, a) if a[0] == "call" else (a, b)
+        return len(call) == 4 and _own_attribute(write[1]) and not str(call[1]).startswith("self.") and all(
             _plain(v) for v in (*call[2], *(v for _, v in call[3])))
     return False
+
+
+def _own_attribute(key) -> bool:
+    """`self.x`: an attribute of the instance itself. A write into another object
+    (`self.server_args.x`, shared with whoever holds it) keeps its place among the effects."""
+    key = str(key)
+    return key.startswith("self.") and "." not in key[5:] and "[" not in key
 
 
 def _plain(value) -> bool:
