@@ -159,7 +159,7 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     old.body = _without(old.body, absorbed)
     for logic in (old, new):
         _clean_docstring(logic.body)
-        logic.body = _returned_temp_inlined(_stdlib_imports_sorted(logic.body))
+        logic.body = _aliases_inlined(_returned_temp_inlined(_stdlib_imports_sorted(logic.body)))
     docs = [_docstring(logic.body) for logic in (old, new)]
     old.body, new.body = [body[1:] if doc is not None else body for body, doc in zip((old.body, new.body), docs)]
     aligner = _Aligner(old, new)
@@ -172,6 +172,80 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _aliases_inlined(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A local naming an attribute chain of the instance (`cfg = self.vae_config.arch_config`, a
+    statement of the body's top level, the local bound nowhere else) read as the chain itself
+    where it is used, when nothing from there to its last use could rebind a link of the chain:
+    no write to an attribute of `self`, no method of the instance or of a link called, no link
+    handed to a call, no function made. The moved code reading the chain through a parameter
+    (`arch_config`, passed `self.vae_config.arch_config`) then reads alike."""
+    for i, stmt in enumerate(body):
+        chain = _alias_of(stmt)
+        if chain is None:
+            continue
+        name = stmt.targets[0].id
+        if any(isinstance(n, ast.Name) and n.id == name for s in body[:i] for n in ast.walk(s)) \
+                or sum(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                       for s in body for n in ast.walk(s)) != 1:
+            continue
+        users = [k for k in range(i + 1, len(body)) if any(isinstance(n, ast.Name) and n.id == name
+                                                             for n in ast.walk(body[k]))]
+        if not users or not all(_keeps(body[k], chain) for k in range(i + 1, users[-1] + 1)):
+            continue
+        rest = [_Read(name, chain).visit(s) for s in body[i + 1:]]
+        return _aliases_inlined(body[:i] + rest)
+    return body
+
+
+def _alias_of(stmt: ast.stmt) -> ast.Attribute | None:
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return None
+    node = stmt.value
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return stmt.value if isinstance(stmt.value, ast.Attribute) and isinstance(node, ast.Name) and node.id == "self" \
+        else None
+
+
+def _keeps(stmt: ast.stmt, chain: ast.Attribute) -> bool:
+    """Whether `stmt` cannot rebind a link of `chain` (see _aliases_inlined)."""
+    links = set()
+    node = chain.value
+    while isinstance(node, (ast.Attribute, ast.Name)):
+        links.add(ast.dump(node))
+        node = node.value if isinstance(node, ast.Attribute) else None
+    for n in ast.walk(stmt):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Nonlocal)):
+            return False
+        if isinstance(n, (ast.Attribute, ast.Subscript)) and not isinstance(n.ctx, ast.Load) and _rooted_at_self(n):
+            return False
+        if isinstance(n, ast.Call):
+            if isinstance(n.func, ast.Attribute) and ast.dump(n.func.value) in links:
+                return False
+            if any(ast.dump(a.value if isinstance(a, ast.Starred) else a) in links
+                   for a in (*n.args, *(k.value for k in n.keywords))):
+                return False
+    return True
+
+
+def _rooted_at_self(node: ast.expr) -> bool:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+class _Read(ast.NodeTransformer):
+    """Each read of a local replaced by a copy of the chain it names."""
+
+    def __init__(self, name: str, chain: ast.expr):
+        self.name, self.chain = name, chain
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(copy.deepcopy(self.chain), node)
+        return node
 
 
 def _returned_temp_inlined(body: list[ast.stmt]) -> list[ast.stmt]:
