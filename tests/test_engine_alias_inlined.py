@@ -5,10 +5,7 @@ chain, unless something between could rebind a link of it (upstream's pipeline c
 
 from __future__ import annotations
 
-import json
-import textwrap
-
-from equivalence.cli import main
+from tests.hand_moves import first_pair, moves_report
 
 BEFORE = """
     class Pipeline:
@@ -38,16 +35,7 @@ AFTER = """
 
 
 def _pair(tmp_path, before: str) -> dict:
-    trees = []
-    for side, text in (("b", before), ("a", AFTER)):
-        for rel, body in {"sglang/__init__.py": "", "sglang/srt/__init__.py": "",
-                          "sglang/srt/pipeline.py": textwrap.dedent(text)}.items():
-            (tmp_path / side / rel).parent.mkdir(parents=True, exist_ok=True)
-            (tmp_path / side / rel).write_text(body)
-        trees.append(str(tmp_path / side))
-    out = tmp_path / "r.json"
-    main([*trees, "--json", str(out)])
-    return json.loads(out.read_text())["checks"][0]["report"]["pairs"][0]
+    return first_pair(moves_report(tmp_path, {"sglang/srt/pipeline.py": before}, {"sglang/srt/pipeline.py": AFTER}))
 
 
 def test_a_local_naming_the_chain_the_function_is_given_reads_as_the_chain(tmp_path):

@@ -5,11 +5,7 @@ lambda _: ...)` on a result class from another module (a stand-in)."""
 
 from __future__ import annotations
 
-import json
-import textwrap
-from pathlib import Path
-
-from equivalence.cli import main
+from tests.hand_moves import first_pair, moves_report
 
 BEFORE = {"sglang/srt/stage.py": """
     from sglang.srt.checks import Result
@@ -45,19 +41,9 @@ AFTER = {"sglang/srt/stage.py": """
     """}
 
 
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in {"sglang/__init__.py": "", "sglang/srt/__init__.py": "", "sglang/srt/checks.py": "",
-                      **files}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text))
-    return root
-
-
 def _check(tmp_path, after_text: str) -> dict:
-    before, after = _tree(tmp_path / "b", BEFORE), _tree(tmp_path / "a", {"sglang/srt/stage.py": after_text})
-    out = tmp_path / "r.json"
-    main([str(before), str(after), "--json", str(out)])
-    return json.loads(out.read_text())["pairs"][0]
+    checks = {"sglang/srt/checks.py": ""}
+    return first_pair(moves_report(tmp_path, {**checks, **BEFORE}, {**checks, "sglang/srt/stage.py": after_text}))
 
 
 def test_the_callbacks_run_and_every_branch_in_them_is_compared(tmp_path):

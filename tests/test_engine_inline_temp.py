@@ -4,10 +4,7 @@ the other way round) is no difference for the static check (upstream's scheduler
 
 from __future__ import annotations
 
-import json
-import textwrap
-
-from equivalence.cli import main
+from tests.hand_moves import first_pair, moves_report
 
 BEFORE = """
     class Scheduler:
@@ -39,16 +36,7 @@ AFTER = """
 
 
 def _pair(tmp_path, after: str) -> dict:
-    trees = []
-    for side, text in (("b", BEFORE), ("a", after)):
-        for rel, body in {"sglang/__init__.py": "", "sglang/srt/__init__.py": "",
-                          "sglang/srt/scheduler.py": textwrap.dedent(text)}.items():
-            (tmp_path / side / rel).parent.mkdir(parents=True, exist_ok=True)
-            (tmp_path / side / rel).write_text(body)
-        trees.append(str(tmp_path / side))
-    out = tmp_path / "r.json"
-    main([*trees, "--json", str(out)])
-    return json.loads(out.read_text())["checks"][0]["report"]["pairs"][0]
+    return first_pair(moves_report(tmp_path, {"sglang/srt/scheduler.py": BEFORE}, {"sglang/srt/scheduler.py": after}))
 
 
 def test_a_temp_returned_at_once_reads_as_its_value(tmp_path):

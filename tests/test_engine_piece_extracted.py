@@ -5,11 +5,7 @@ function's body, its parameters mapped: the old body, line for line (substitutio
 
 from __future__ import annotations
 
-import json
-import textwrap
-from pathlib import Path
-
-from equivalence.cli import main
+from tests.hand_moves import first_pair, moves_report
 
 BEFORE = """
     class Attention:
@@ -46,18 +42,9 @@ AFTER = """
 
 
 def _move(tmp_path, after_text: str) -> tuple[dict, dict]:
-    trees = []
-    for side, text in (("b", BEFORE), ("a", after_text)):
-        for rel, body in {"sglang/__init__.py": "", "sglang/srt/__init__.py": "",
-                          "sglang/srt/attention.py": textwrap.dedent(text)}.items():
-            (tmp_path / side / rel).parent.mkdir(parents=True, exist_ok=True)
-            (tmp_path / side / rel).write_text(body)
-        trees.append(str(tmp_path / side))
-    out = tmp_path / "r.json"
-    main([*trees, "--json", str(out)])
-    report = json.loads(out.read_text())
+    report = moves_report(tmp_path, {"sglang/srt/attention.py": BEFORE}, {"sglang/srt/attention.py": after_text})
     (move,) = report["moves"]
-    return move, report["checks"][0]["report"]["pairs"][0]
+    return move, first_pair(report)
 
 
 def test_the_method_with_the_piece_read_back_in_is_the_old_body(tmp_path):
