@@ -138,14 +138,13 @@ class MovesSubject(Subject):
         if first.kind not in CHECKED:
             return None, [{**e, "verdict": "not checked", "why": NOT_CHECKED[first.kind]} for e in entries], {}
         calls = _self_calls(first.origin.node)
-        together = tuple((m.origin.name, m.destination.name) for m in moves
-                         if m is not first and m.kind.startswith("function") and m.origin.name in calls
-                         and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)
-                         and m.destination.rel == first.destination.rel)
-        co_moved = tuple((m.origin.name, _function_key(m)) for m in moves
-                         if m is not first and m.kind.startswith("function") and m.origin.name in calls
-                         and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)
-                         and m.destination.class_name is None and (m.origin.name, m.destination.name) not in together)
+        # the methods of its class it calls that moved into functions too: beside it (run for real
+        # along with it), or elsewhere (one call in both versions, their own check theirs)
+        called = [m for m in moves if m is not first and m.kind.startswith("function") and m.origin.name in calls
+                  and (m.origin.rel, m.origin.class_name) == (first.origin.rel, first.origin.class_name)]
+        together = tuple((m.origin.name, m.destination.name) for m in called if m.destination.rel == first.destination.rel)
+        co_moved = tuple((m.origin.name, _function_key(m)) for m in called
+                         if m.destination.rel != first.destination.rel and m.destination.class_name is None)
         kind = "preset" if _is_preset(first) else CHECKED[first.kind]
         try:
             if kind == "preset":

@@ -23,7 +23,7 @@ import ast
 import copy
 
 from equivalence.engine.judge.module_globals import _Side
-from equivalence.engine.judge.substitution import Logic, _normalised
+from equivalence.engine.judge.substitution import Logic, _normalised, is_docstring
 from pysource.bindings import binding_index
 from pysource.extraction import Extraction
 from pysource.inheritance import Found, Hierarchy, InheritanceError
@@ -80,7 +80,7 @@ def _expand(ext, hierarchy, logic, body, current, rel, own_reads, imports, notes
         self_name = found.member.args.args[0].arg if found.member.args.args else "self"
         loads = {self_name: ast.Name("self", ast.Load())} if self_name != "self" else {}
         inner = _normalised(found.member.body, found.rel, loads)
-        inner = [s for s in inner if not _is_docstring(s)]
+        inner = [s for s in inner if not is_docstring(s)]
         text = ext.files.text(found.rel)
         for s in inner:
             for n in ast.walk(s):
@@ -148,10 +148,6 @@ def _parameters(fn: ast.FunctionDef, call: ast.Call) -> list[tuple[str, ast.expr
             value = ast.Name("__missing_argument__", ast.Load())  # a TypeError at run time: the runs show it
         out.append((p.arg, copy.deepcopy(value)))
     return out
-
-
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
 def _bindings(found: Found, rel: str, own_reads: set[str], ext: Extraction, imports: dict) -> dict[str, ast.stmt] | str:

@@ -113,7 +113,7 @@ def _around_the_call(ext: Extraction, function: ast.FunctionDef, call) -> tuple[
     wrapper = ext.wrapper
     if wrapper is None or call.where != "wrapper" or call.result.how != "discard" or ext.core[1] != ext.source_rel:
         return None
-    body = [s for s in wrapper.body if not _is_docstring_stmt(s)]
+    body = [s for s in wrapper.body if not is_docstring(s)]
     if call.statement not in body or len(body) == 1:
         return None
     if any(r.value is not None for r in own_returns(function.body)) \
@@ -123,7 +123,7 @@ def _around_the_call(ext: Extraction, function: ast.FunctionDef, call) -> tuple[
     return body[:at], body[at + 1:]
 
 
-def _is_docstring_stmt(stmt: ast.stmt) -> bool:
+def is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
