@@ -1,9 +1,14 @@
 """A run of the code under test past the time limit is stopped and not checked: the pair is
 inconclusive, never equivalent, and the report says why."""
 
+import gc
 import json
+import sys
 import textwrap
+import time
 from pathlib import Path
+
+import pytest
 
 from equivalence.cli import main
 from equivalence.engine.run import time_limit
@@ -122,3 +127,43 @@ def test_a_pair_explores_no_longer_than_its_time(tmp_path, monkeypatch):
     monkeypatch.setattr(time_limit, "PAIR_SECONDS", 0.0)
     pair = _looping_pair(tmp_path, monkeypatch, 1000)
     assert pair["budget_reached"] and pair["configs"] <= 2, pair["configs"]
+
+
+def _burn(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_the_limit_landing_where_python_ignores_exceptions_still_stops_the_run_quietly(monkeypatch):
+    """A gc callback (hypothesis registers one) runs past the limit: the exception raised there is
+    ignored by Python, so it is raised again until the run is out; nothing is printed."""
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    burnt = []
+
+    def slow_callback(phase, info):
+        if phase == "start" and not burnt:
+            burnt.append(phase)
+            _burn(0.2)
+
+    gc.callbacks.append(slow_callback)
+    start = time.process_time()
+    try:
+        with pytest.raises(time_limit.RanTooLong):
+            with time_limit.limited(0.05):
+                gc.collect()
+                _burn(3.0)
+    finally:
+        gc.callbacks.remove(slow_callback)
+    assert burnt and time.process_time() - start < 1.0
+    assert reported == []  # the ignored one was not printed, and nothing else was swallowed
+    assert sys.unraisablehook == reported.append
+
+
+def test_the_limit_counts_cpu_time_not_a_loaded_machine_s_wall_time():
+    with time_limit.limited(0.2):
+        time.sleep(0.3)  # past the CPU limit in wall time, under WALL_FACTOR times it
+    with pytest.raises(time_limit.RanTooLong):
+        with time_limit.limited(0.05):
+            time.sleep(10)  # blocked: stopped at the wall limit
