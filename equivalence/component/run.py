@@ -117,7 +117,7 @@ class Session:
             if g.proxy is None:
                 self.globals.append((module, g.name, g.key, [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
-                module[g.name] = _proxy(g.proxy, module[g.name])
+                module[g.name] = _proxy(g.proxy, module[g.name], g.platform, g.effects)
         self.files = {loaded.shape.tree.path(rel) for rel in loaded.modules}  # the version's own (where it raised)
         self.raised_at: str | None = None  # where the last run's first exception was raised (why_not_run)
         self.want_where = False

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pysource.bindings import binding_index
 from equivalence.engine.load.literals import fixed_names, key_literals, literal_globals, string_literals
@@ -64,6 +64,7 @@ class GlobalInput:
     proxy: str | None = None  # "os", "environ", "getenv", "partly real" (torch), or a faithful helper "module:name"
     imported: bool = False  # an imported name (always there, never None) rather than a computed value
     platform: tuple[str, ...] = ()  # "partly real": the attributes the code tests the module has (hasattr)
+    effects: tuple[str, ...] = ()  # "partly real": its functions the code calls for their effect (result dropped)
 
 
 @dataclass
@@ -243,6 +244,7 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
             out.globals.append(GlobalInput(rel, name, origin, imported=imported))
     out.reads = seen
     _platform_axes(out, code, modules, real_inputs or {})
+    _effect_calls(out, code)
     out.imported = {g.key for g in out.globals if g.imported} | _imported(code, modules)
     out.absent_names = absent_names([node for _, node in code])
     out.strings = string_pool(code, trees)
@@ -284,6 +286,22 @@ def _platform_axes(out: Inputs, code: list[tuple[str, ast.AST]], modules: dict[s
                 g = out.globals[found]
                 out.globals[found] = GlobalInput(rel, name, None, "partly real",
                                                  platform=tuple(sorted({*g.platform, *attrs})))
+
+
+def _effect_calls(out: Inputs, code: list[tuple[str, ast.AST]]) -> None:
+    """A function of a partly real module the code calls as a statement (`torch.empty(size,
+    device=d)` in a pool's set-up, `torch.manual_seed(s)`) is called for an effect the process
+    does not show: the call, with its arguments, is an event of the run."""
+    called: dict[tuple[str, str], set[str]] = {}
+    for rel, node in code:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute) \
+                    and isinstance(n.value.func.value, ast.Name):
+                called.setdefault((rel, n.value.func.value.id), set()).add(n.value.func.attr)
+    for i, g in enumerate(out.globals):
+        names = {a for a in called.get((g.rel, g.name), ()) if not world_submodule(f"{g.name}.{a}")}
+        if g.proxy == "partly real" and names - set(g.effects):
+            out.globals[i] = replace(g, effects=tuple(sorted({*g.effects, *names} - set(g.platform))))
 
 
 def target_defs(target_rel: str | None, function: str | None, inputs: Inputs, trees, other: Inputs) -> list[GlobalInput]:

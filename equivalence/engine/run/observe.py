@@ -134,7 +134,7 @@ class Session:
                 self.globals.append((module, g.name, hints.key(_renamed(renamed, g.key)),
                                      [OPAQUE] if g.imported else [OPAQUE, NONE]))
             else:
-                module[g.name] = _proxy(g.proxy, module[g.name], g.platform)
+                module[g.name] = _proxy(g.proxy, module[g.name], g.platform, g.effects)
         shared = [g for g in shared if not (g.name in moved_along and g.rel == version.ext.target_rel)]
         self.real = [(version.modules[g.rel].__dict__, g.name, version.modules[g.rel].__dict__[g.name]) for g in shared]
         self.globals += [(module, name, g.key, [OPAQUE]) for (module, name, _), g in zip(self.real, shared)]
@@ -240,11 +240,11 @@ class Session:
         return why.never_called(" and ".join(never), observation.exception, self.raised_at)
 
 
-def _proxy(kind: str, current, platform: tuple = ()):
+def _proxy(kind: str, current, platform: tuple = (), effects: tuple = ()):
     if kind == "os":
         return OsProxy()
     if kind == "partly real":
-        return PartlyRealModule(getattr(current, "_PartlyRealModule__real", current), platform)
+        return PartlyRealModule(getattr(current, "_PartlyRealModule__real", current), platform, effects)
     environ = Environ()
     if kind == "environ":
         return environ

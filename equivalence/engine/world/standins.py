@@ -659,13 +659,15 @@ class PartlyRealModule(types.ModuleType):
     """A real module (`torch`) as the code under test sees it: real, except its submodules in
     WORLD_SUBMODULES, which are the world's keys of their name (`torch.distributed`)."""
 
-    def __init__(self, real: types.ModuleType, platform: tuple[str, ...] = ()):
+    def __init__(self, real: types.ModuleType, platform: tuple[str, ...] = (), effects: tuple[str, ...] = ()):
         """`platform`: attributes the code tests the module for (`hasattr(torch, "float4_e2m1fn_x2")`):
         each is the world's key `MODULE.attr`, the real value (or a stand-in, where this platform
-        lacks it) and absent: both platforms run."""
+        lacks it) and absent: both platforms run. `effects`: its functions the code calls for their
+        effect (inputs.GlobalInput.effects): each call is an event, then made for real."""
         super().__init__(real.__name__)
         self.__real = real
         self.__platform = platform
+        self.__effects = effects
 
     def __getattr__(self, name):
         dotted = f"{self.__name__}.{name}"
@@ -677,4 +679,14 @@ class PartlyRealModule(types.ModuleType):
                 return world().value(dotted, here)
             except Absent:
                 raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}", name=name) from None
-        return getattr(self.__real, name)
+        found = getattr(self.__real, name)
+        return _recorded(dotted, found) if name in self.__effects and callable(found) else found
+
+
+def _recorded(dotted: str, function):
+    """`function` (real), its calls events of the run: ("call", dotted, arguments, keywords)."""
+    def call(*args, **kwargs):
+        world().events.append(("call", dotted, tuple(canon(a) for a in args),
+                               tuple((k, canon(v)) for k, v in kwargs.items())))
+        return function(*args, **kwargs)
+    return call
