@@ -129,8 +129,9 @@ class ModuleGlobals:
         stmt = stmts[-1]
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             binding = self._import(name, stmt)
-            if binding.qualname in self.loaded or binding.from_module in self.loaded:
-                return None
+            if binding.qualname in self.loaded or binding.from_module in self.loaded \
+                    or self.canonical(binding.qualname).rpartition(".")[0] in self.loaded:
+                return None  # loaded for real (through a re-export too: version._follow_reexports)
             if (binding.from_module, name) in self.helpers_known:
                 return None
             top = binding.qualname.split(".")[0]

@@ -30,7 +30,7 @@ from equivalence.engine.load.inputs import Inputs, derive
 from pysource.extraction import Extraction, LocateError, locate
 from pysource.inheritance import Hierarchy, InheritanceError
 from pysource.names import attribute_chain
-from pysource.modules import module_name
+from pysource.modules import import_bindings, module_name
 from equivalence.engine.run.awaited import driven
 from equivalence.engine.load.stubs import PrivateModules, StubModule, StubScope, is_stub
 
@@ -238,6 +238,7 @@ def import_modules(files, rels: list[str], label: str, package: str) -> tuple[St
                 for rel in rels:
                     parsed = _without(files.parse(rel), set(skipped.get(rel, ())))
                     modules[rel] = exec_module(module_name(rel), files.path(rel), parsed)
+            _follow_reexports(files, modules)
             scope.compared = {**scope.compared, **{n: literals[n] for n in pretend if n in literals}}
             scope.skipped = [f"{files.path(r)}:{line}: {why}" for r, lines in skipped.items()
                              for line, why in lines.items()]
@@ -258,6 +259,23 @@ def import_modules(files, rels: list[str], label: str, package: str) -> tuple[St
             tried[name] = tried.get(name, -1) + 1
             pretend = {**pretend, name: candidates[name][tried[name]]}
     raise first
+
+
+def _follow_reexports(files, modules: dict[str, types.ModuleType]) -> None:
+    """A name a loaded module imports through a package that re-exports it (`from
+    sglang.srt.mem_cache.allocator import BaseTokenToKVPoolAllocator`, defined in `.base`): the
+    package is stubbed, so the import gave a stub; where the object's own module is loaded, the
+    name is bound to it, as Python's import would (inputs.ModuleGlobals.origin then counts it as
+    code, not an input)."""
+    loaded = {module_name(rel): module for rel, module in modules.items()}
+    for rel, module in modules.items():
+        for stmt in files.parse(rel).body:
+            if not isinstance(stmt, ast.ImportFrom):
+                continue
+            for binding in import_bindings(stmt, rel):
+                home, _, attr = files.canonical(binding.qualname).rpartition(".")
+                if home in loaded and is_stub(module.__dict__.get(binding.name)) and attr in loaded[home].__dict__:
+                    module.__dict__[binding.name] = loaded[home].__dict__[attr]
 
 
 def _the_class(module: types.ModuleType, ext: Extraction) -> type:
