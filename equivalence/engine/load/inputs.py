@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import math
 from dataclasses import dataclass, field, replace
 
 from pysource.bindings import binding_index
@@ -401,6 +402,9 @@ def number_pool(nodes: list[ast.AST], fixed: dict[int, dict] | None = None) -> t
             else:
                 continue
             found += [v for v in map(constant_int, sides) if v is not None]
+            if isinstance(n, ast.Compare):  # a float compared with: only the text of numbers takes it (world.py)
+                found += [s.value for s in sides if isinstance(s, ast.Constant) and type(s.value) is float
+                          and math.isfinite(s.value)]
     return tuple(dict.fromkeys(found))
 
 

@@ -35,19 +35,45 @@ from equivalence.engine.world.values import elementwise, snapshot
 
 OPAQUE = ("opaque",)
 ABSENT = ("absent",)
-NONE = ("value", None)
+NONE = None  # value(None), below
 MAX_OPTIONS = 14  # per key: demands never grow a domain past this with values derived from a literal
+EACH_DEMAND = 3  # ... but for the first few of each kind of use of the key (a value and its two neighbours: Domains.grow)
 MAX_LITERALS = 28  # ... nor past this with the literals the code tests the key against themselves
 SMALL_INTS = (1, 2, 0, 3)
 # a declared type's first value that says nothing of its own (typed.py: a `str` is "x" until the
 # code shows what it wants): a demand that needs a value replaces it as a stand-in's default is
-PLACEHOLDERS = {("value", "x")}
+PLACEHOLDERS: set = set()  # {value("x")}, below
 NAN = float("nan")  # one object: an option holding it equals itself (options are compared, and looked up)
 FLOAT_SPECIALS = (NAN, float("inf"), float("-inf"))  # (-0.0 is no option: it equals 0)
 
 
+def _shape(x):
+    """The types inside a value: 0, False and 0.0 are equal but of three shapes."""
+    return (type(x), tuple(map(_shape, x))) if type(x) in (tuple, list, Value) else type(x)
+
+
+class Value(tuple):
+    """The option ("value", v), equal only to one holding a value of the same type: False, 0 and
+    0.0 are equal in Python, yet code tells them apart (`isinstance(x, bool)` before a number
+    test), so each is an option, a configuration and a run of its own."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return tuple.__eq__(self, other) is True and tuple(map(_shape, self)) == tuple(map(_shape, other))
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = tuple.__hash__  # the same as a plain tuple's (0 and False collide: eq tells them apart)
+
+
 def value(v) -> tuple:
-    return ("value", v)
+    return Value(("value", v))
+
+
+NONE = value(None)
+PLACEHOLDERS.add(value("x"))
 
 
 def seq(n: int) -> tuple:
@@ -131,10 +157,10 @@ def untraced(v):
     plain = TRACED.get(kind)
     if plain is not None:
         return plain(v)
-    if kind is tuple:  # an option (`("value", 3)`): rebuilt only when something in it is traced
+    if kind is tuple or kind is Value:  # an option (`("value", 3)`): rebuilt only when something in it is traced
         for x in v:
             if type(x) in TRACED or type(x) is tuple:
-                return tuple(untraced(x) for x in v)
+                return kind(untraced(x) for x in v)
     return v
 
 
@@ -271,7 +297,7 @@ def array(n: int) -> tuple:
     return ("array", n)
 
 
-ARRAY_ITEM = [("value", 1), ("value", 0)]  # an array item's options: set, then clear (a mask's)
+ARRAY_ITEM = [value(1), value(0)]  # an array item's options: set, then clear (a mask's)
 
 
 def instance(cls: type) -> tuple:
@@ -323,14 +349,16 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = (), lengths
         # floats no neighbour is (NaN, the infinities)
         near = _neighbours(arg) if kind == "order" and type(arg) in (int, float) else []
         special = FLOAT_SPECIALS if kind == "order" and type(arg) is float else ()
-        return [value(v) for v in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x)), *near,
-                                                 *special])]
+        ints = [n for x in numbers if type(x) is int for n in _neighbours(x)]
+        return [value(v) for v in dict.fromkeys([*SMALL_INTS, *ints, *near, *special])]
     if kind == "bitwise":  # `x & y`, `x |= y`, `~x`: an int, or an array of each length (a mask)
         ints = demanded_options("number", None, numbers)
         return [*ints[:1], *(array(n) for n in dict.fromkeys((1, 2, 3, *lengths))), *ints[1:]]
-    if kind == "numeric-text":  # float(s), int(s) of a string: text of the numbers the code uses, a fraction
-        return [value(str(n)) for n in dict.fromkeys([*SMALL_INTS, *(n for x in numbers for n in _neighbours(x))])
-                if type(n) is int] + [value("1.5"), value("-1")]
+    if kind == "numeric-text":  # float(s), int(s) of a string: text of the numbers the code uses (its floats
+        # too: `0.0 <= float(s) <= 0.99`) and their neighbours, small ints, a fraction
+        texts = [str(n) for x in numbers for n in _neighbours(x)] + ["nan", "inf"] + [str(n) for n in SMALL_INTS] \
+            + ["1.5", "-1"]
+        return [value(t) for t in dict.fromkeys(texts)]
     if kind == "seq":
         return [seq(1), seq(0), seq(2), seq(3), *(seq(n) for n in lengths)]
     if kind == "sized":  # measured and tested for truth: also an object that is truthy yet empty
@@ -368,6 +396,8 @@ def _literals(kind: str, new: list[tuple], arg=None) -> set[tuple]:
         return {value(v) for v in _neighbours(arg)}
     if kind in ("seq", "class", "mapping"):
         return set(new)
+    if kind == "numeric-text":  # the text of the code's numbers and their neighbours, and of NaN and infinity
+        return set(new[:new.index(value("nan")) + 2])
     if kind == "bitwise":
         return {o for o in new if o[0] == "array"}
     return set()
@@ -418,6 +448,8 @@ class Domains:
     grown: list[str] = field(default_factory=list)  # keys that gained options since last taken
     pending: dict[str, tuple] = field(default_factory=dict)  # key -> its next default
     demanded: set = field(default_factory=set)  # (key, kind, arg, traced, pools) of the demands made so far
+    literal: dict[str, set] = field(default_factory=dict)  # key -> the options grown as the code's own literals
+    uses: dict[str, set] = field(default_factory=dict)  # key -> the kinds of demand it met
 
     def ensure(self, key: str, default: list[tuple]) -> list[tuple]:
         found = self.options.get(key)
@@ -425,19 +457,30 @@ class Domains:
             found = self.options[key] = list(dict.fromkeys(untraced(o) for o in default))
         return found
 
-    def grow(self, key: str, new: list[tuple], prefer: bool = False, literals: set = frozenset()) -> None:
-        """Add `new` options (up to MAX_OPTIONS, those in `literals` up to MAX_LITERALS); with `prefer`, a key whose default is a stand-in takes the first of
+    def grow(self, key: str, new: list[tuple], prefer: bool = False, literals: set = frozenset(),
+             first_use: bool = False) -> None:
+        """Add `new` options (up to MAX_OPTIONS besides the literals, those in `literals` up to MAX_LITERALS); with `prefer`, a key whose default is a stand-in takes the first of
         them as its default (NEEDS_A_VALUE) once the runs in progress are done (take_grown), so
         that both versions of a configuration see the same defaults."""
         if key in self.fixed:
             return
         options = self.options.setdefault(key, [OPAQUE])
+        own = self.literal.setdefault(key, set())
         new = [untraced(o) for o in new]
-        changed = False
+        changed, added = False, 0
         for option in new:
-            if option not in options and len(options) < (MAX_LITERALS if option in literals else MAX_OPTIONS):
-                options.append(option)
-                changed = True
+            if option in options:
+                continue
+            # the code's own literals do not take the room of values derived from them, nor the other
+            # way; a kind of use of the key met once the room is taken (`first_use`) still gets its
+            # first options (`float(s)` of a string after `isinstance` tests filled it: a text that
+            # reads as a number)
+            if option in literals and len(own) < MAX_LITERALS:
+                own.add(option)
+            elif option in literals or len(options) - len(own) >= MAX_OPTIONS + EACH_DEMAND * (first_use and added < EACH_DEMAND):
+                continue
+            options.append(option)
+            changed, added = True, added + 1
         if prefer and new and (options[0] == OPAQUE or options[0] in PLACEHOLDERS) and new[0] in options:
             self.pending.setdefault(key, new[0])
             changed = True
@@ -591,7 +634,9 @@ class World:
                 self.domains.grow(key, demanded_options("sized"), literals={sized(0)})
             items = (*self.items, *_code_strings(self.strings)) if kind == "mapping" else self.items
             new = demanded_options(kind, self.keys if kind == "key" else arg, self.numbers, self.lengths, items)
+            uses = self.domains.uses.setdefault(key, set())
             self.domains.grow(key, new, prefer=kind in NEEDS_A_VALUE and (not traced or kind == "numeric-text"),
-                              literals=_literals(kind, new, arg))
+                              literals=_literals(kind, new, arg), first_use=kind not in uses)
+            uses.add(kind)
         finally:
             self.demanding = False
