@@ -13,6 +13,10 @@ caller's code, which effects and reads they concern):
   object others may hold), or such a write and a call of something that is not the instance's (its key not `self.`, its arguments plain values: numbers, strings, None),
   which in the harness's world cannot see the write. Every other pair of effects (two calls, two
   logs, a write and a call that may see the instance) keeps its order (Mazurkiewicz traces).
+- "abandoned-instance-writes": a constructor that raises leaves no instance behind: where both
+  versions raise the same, and the instance never left the constructor (no call was given it or
+  one of its methods), their writes to its own attributes cannot be seen and are set aside (a
+  pull-up that moves a store past a call that may raise).
 - "eager-read": the caller's arguments read (or call) `self.` chains up front that the old
   body read on some paths only: the calls the arguments make are set aside before comparing,
   and with an attribute the configuration made absent, the after version fails with that
@@ -39,7 +43,8 @@ EAGER_RAISES = "eager-read-raising?"  # raised evaluating an argument up front: 
 INTENDED = "intended-difference"  # a fix's delta on the findings it names (a preset's intended.py)
 UNSET_STATE = "unset-state"  # a component's moved state read before anything set it: the AttributeError
                              # names the class that keeps it (equivalence.component.check.classify)
-CLASSIFIED = {DEFERRED, EAGER, INTENDED, UNSET_STATE, REORDERED}
+ABANDONED = "abandoned-instance-writes"
+CLASSIFIED = {DEFERRED, EAGER, INTENDED, UNSET_STATE, REORDERED, ABANDONED}
 
 
 def is_divergence(kind: str) -> bool:
@@ -113,7 +118,22 @@ def classify(before: Observation, after: Observation, caller: Caller, read: dict
         return EAGER_RAISES
     if same_end and same(before.state, after.state) and reordered(before.events, after.events):
         return REORDERED
+    if caller.constructs and same_end and before.exception is not None and _abandoned(before.events, after.events):
+        return ABANDONED
     return kind_of_difference(before, after)
+
+
+def _abandoned(before: tuple, after: tuple) -> bool:
+    """The same effects but for writes of the instance's own attributes, none given the instance."""
+    rest = lambda events: tuple(e for e in events if not (e[0] == "set" and _own_attribute(e[1])))  # noqa: E731
+    b, a = rest(before), rest(after)
+    return same(b, a) and not any(_holds_self(e) for e in b)
+
+
+def _holds_self(event: tuple) -> bool:
+    """An effect that was given the instance or one of its bound methods (its canon is `<self>`)."""
+    text = repr(event[2:])
+    return "'<self>'" in text or "<self." in text
 
 
 def reordered(before: tuple, after: tuple) -> bool:

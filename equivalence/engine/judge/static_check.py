@@ -162,6 +162,7 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
         logic.body = _aliases_inlined(_returned_temp_inlined(_stdlib_imports_sorted(logic.body)))
     docs = [_docstring(logic.body) for logic in (old, new)]
     old.body, new.body = [body[1:] if doc is not None else body for body, doc in zip((old.body, new.body), docs)]
+    new.body = _commuted_into_order(old.body, new.body, constructs=before.method_name == "__init__")
     aligner = _Aligner(old, new)
     aligner.blocks(old.body, new.body)
     if (docs[0] is None) != (docs[1] is None) or (docs[0] is not None and _dump(docs[0]) != _dump(docs[1])):
@@ -172,6 +173,55 @@ def static_check(before: Extraction, after: Extraction, together: tuple[tuple[st
     for entry in new.entries:
         entry.before_reads = sorted(aligner.mismatched.get(entry.name, ()))
     return StaticReport(old.where, new.where, new.entries, residuals, constants, new.dropped_return)
+
+
+def _commuted_into_order(old: list[ast.stmt], new: list[ast.stmt], constructs: bool) -> list[ast.stmt]:
+    """`new` with each statement that the old order has earlier moved back there, where it commutes
+    with every statement it passes (`_commute`): the same code, not a difference."""
+    new = list(new)
+    for i, stmt in enumerate(old):
+        if i >= len(new) or _dump(new[i]) == _dump(stmt):
+            continue
+        j = next((j for j in range(i + 1, len(new)) if _dump(new[j]) == _dump(stmt)), None)
+        if j is None or not all(_commute(new[j], passed, constructs) for passed in new[i:j]):
+            continue
+        new.insert(i, new.pop(j))
+    return new
+
+
+def _own_store(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(attribute, value) of `self.attribute = value` (annotated or not)."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        target, value = stmt.target, stmt.value
+    else:
+        return None
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        return target.attr, value
+    return None
+
+
+def _commute(a: ast.stmt, b: ast.stmt, constructs: bool) -> bool:
+    """Two stores of distinct attributes of the instance, neither value reading the other's
+    attribute or calling a method of the instance; when a value may raise, only in a constructor
+    (raising, it leaves no instance whose attributes anyone could see: compare.ABANDONED)."""
+    stores = _own_store(a), _own_store(b)
+    if None in stores or stores[0][0] == stores[1][0]:
+        return False
+    for (_, value), (other, _) in ((stores[0], stores[1]), (stores[1], stores[0])):
+        for n in ast.walk(value):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" \
+                    and n.attr == other:
+                return False
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _rooted_at_self(n.func):
+                return False
+    return constructs or not any(_may_raise(value) for _, value in stores)
+
+
+def _may_raise(value: ast.expr) -> bool:
+    return not all(isinstance(n, (ast.Constant, ast.Name, ast.Load, ast.Tuple, ast.List, ast.UnaryOp, ast.USub))
+                   for n in ast.walk(value))
 
 
 def _aliases_inlined(body: list[ast.stmt]) -> list[ast.stmt]:

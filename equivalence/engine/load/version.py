@@ -66,6 +66,7 @@ class Caller:
     eager_calls: set[str] = field(default_factory=set)  # self. chains its arguments call
     code: types.CodeType | None = None  # the code holding the call (the wrapper's, else the call site's)
     arguments: list[tuple[str, tuple]] = field(default_factory=list)  # (keyword or #i, span) of each argument
+    constructs: bool = False  # the code under test is a constructor (`__init__`): compare.ABANDONED
 
 
 @dataclass
@@ -192,6 +193,7 @@ def load(root: Path, label: str, source_rel: str, class_name: str, method_name: 
     except SyntaxError as e:  # already parsed by locate: not expected
         raise LoadError(f"{e.filename}:{e.lineno}: {e.msg}") from None
     caller = _caller(ext)
+    caller.constructs = method_name == "__init__"
     if ext.call is not None:
         holder = "wrapper" if ext.wrapper is not None else "call site"
         caller.code = next((u.code for u in units if u.role == holder), None)

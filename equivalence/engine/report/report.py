@@ -24,6 +24,8 @@ EXPLAIN = {
     "reordered-independent-effects": "the same effects, independent ones in another order (writes of distinct "
     "attributes; a write and a call that is not the instance's, given only plain values): the harness's stand-ins "
     "cannot see the order",
+    "abandoned-instance-writes": "the constructor raises the same in both versions, leaving no instance behind: "
+    "its writes to the instance's own attributes cannot be seen (the instance was given to nothing before)",
     "eager-read": "the caller reads (or calls) up front, to pass them, instance attributes the old body "
     "used on some paths only; with such an attribute missing it fails before doing anything",
     NOT_MODELLED: "the code reached a value the harness only stubs (no input stands for it), or a run went past "
