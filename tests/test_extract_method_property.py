@@ -195,3 +195,20 @@ def test_equivalence_checks_steps_1_3_as_one_pair(tmp_path):
     assert "original -> steps 1-3: equivalent" in out.stdout
     assert "steps 1-3 -> step 4: equivalent" in out.stdout
     assert "branches before 4/4 after 4/4" in out.stdout
+
+
+def test_a_union_of_stubbed_classes_in_isinstance_is_tested_as_the_tuple_is(tmp_path):
+    """`isinstance(config, A | B)` with A and B stubbed: the `|` of two stand-ins inside the class
+    test is a union of classes, not a bitwise or (0.5.15.post1's `hybrid_gdn_config` spells it so:
+    3/10 branches while `|` gave ints)."""
+    root = _tree(tmp_path)
+    runner = root / "sglang/srt/model_executor/runner.py"
+    text = runner.read_text()
+    assert "isinstance(config, (RecurrentConfig, HybridConfig))" in text
+    runner.write_text(text.replace("isinstance(config, (RecurrentConfig, HybridConfig))",
+                                   "isinstance(config, RecurrentConfig | HybridConfig)"))
+    out = subprocess.run([sys.executable, "-m", "equivalence", "--steps", str(root), "--method",
+                          "Runner.recurrent_config", "--to", "sglang.srt.configs.recurrent_arch"],
+                         cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "branches before 4/4 after 4/4" in out.stdout

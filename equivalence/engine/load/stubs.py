@@ -198,6 +198,19 @@ def is_stub(value) -> bool:
     return type(value) is StubValue
 
 
+# attribute -> (instance, the AttributeError its lookup raised), left by the traced class's
+# __getattribute__ (world/standins.py) for the stub base's __getattr__, which Python calls next
+GETTER_RAISED: dict[str, tuple[object, AttributeError]] = {}  # (cleared past 256 names: see standins)
+
+
+def _is_descriptor(cls: type, attr: str) -> bool:
+    """`attr` is found on `cls` as a descriptor with a getter (a property): its lookup runs code."""
+    for klass in cls.__mro__:
+        if attr in vars(klass):
+            return hasattr(type(vars(klass)[attr]), "__get__") and hasattr(type(vars(klass)[attr]), "__set__")
+    return False
+
+
 def make_stub_base(name: str, scope: StubScope) -> type:
     """A stand-in for a stubbed class base, e.g. `ModelRunnerKVCacheMixin`: it takes any class
     keywords, and its constructor, reached by the code under test, is a stub's use.
@@ -208,6 +221,9 @@ def make_stub_base(name: str, scope: StubScope) -> type:
     """
 
     def __getattr__(self, attr):
+        raised = GETTER_RAISED.pop(attr, None)
+        if raised is not None and raised[0] is self and _is_descriptor(type(self), attr):
+            raise raised[1]  # a property's getter raised it: as without this __getattr__
         scope.base_misses.append(attr)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'", name=attr, obj=self)
 

@@ -24,10 +24,10 @@ import sys
 import types
 
 from equivalence.engine.load.inputs import WORLD_SUBMODULES
-from equivalence.engine.load.stubs import StubTouched
+from equivalence.engine.load.stubs import GETTER_RAISED, StubTouched
 from equivalence.engine.world.symbolic import DERIVED, DerivedFloat, DerivedInt
 from equivalence.engine.world.world import (ABSENT, NONE, OPAQUE, STANDIN, TRACED, TRACERS, Absent, World, canon,
-                                            canon_args, value)
+                                            canon_args, is_standin, value)
 
 CURRENT: list[World] = []  # the world of the run in progress (one at a time)
 
@@ -281,8 +281,60 @@ class StandIn:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _not_implemented("number")
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _not_implemented("number")
     __mod__ = __rmod__ = __pow__ = __rpow__ = _not_implemented("number")
-    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _not_implemented("bitwise")
+    __and__ = __rand__ = __xor__ = __rxor__ = _not_implemented("bitwise")
     __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _not_implemented("number")
+
+    def __or__(self, other):
+        if _class_union(self, other, sys._getframe(1)):
+            return ClassUnion((self, other))
+        return _BITWISE_OR(self, other)
+
+    def __ror__(self, other):
+        if _class_union(self, other, sys._getframe(1)):
+            return ClassUnion((other, self))
+        return _BITWISE_OR(self, other)
+
+
+_BITWISE_OR = _not_implemented("bitwise")
+
+
+class ClassUnion:
+    """`A | B` where a stand-in stands for a class (`isinstance(config, Qwen3NextConfig |
+    Qwen3_5Config)`, the classes stubbed): isinstance and issubclass ask each member in turn, as
+    they ask the members of a real union or of a tuple."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, members: tuple):
+        self.members = tuple(m for x in members for m in (x.members if isinstance(x, ClassUnion) else (x,)))
+
+    def __or__(self, other):
+        return ClassUnion((self, other))
+
+    def __ror__(self, other):
+        return ClassUnion((other, self))
+
+    def __instancecheck__(self, obj):
+        return any(isinstance(obj, m) for m in self.members)
+
+    def __subclasscheck__(self, cls):
+        return any(issubclass(cls, m) for m in self.members)
+
+    def __repr__(self):
+        return " | ".join(map(repr, self.members))
+
+
+def _class_union(standin: "StandIn", other, frame) -> bool:
+    """Whether `standin | other` is a union of classes: the other side is a class (or a union), or
+    the `|` is written inside the second argument of an `isinstance`/`issubclass` call."""
+    if isinstance(other, (type, types.UnionType, ClassUnion)):
+        return True
+    if not is_standin(other):
+        return False
+    w = _w(standin)
+    if id(frame.f_globals) not in w.namespaces:
+        return False
+    return _in_class_test(w, frame.f_code, frame.f_lasti)
 
 
 class SizedStandIn(StandIn):
@@ -434,6 +486,30 @@ def _call_at(w: World, code: types.CodeType, offset: int) -> ast.Call | None:
     return cached[1].get((line, end_line, col, end_col))
 
 
+_CLASS_TESTS: dict[int, tuple[ast.Module, list[tuple]]] = {}  # id of a parsed module -> spans of class tests' 2nd args
+
+
+def _in_class_test(w: World, code: types.CodeType, offset: int) -> bool:
+    """Whether the instruction at `offset` lies inside the second argument of an `isinstance` or
+    `issubclass` call, in the source the version runs."""
+    tree = w.trees.get(code.co_filename)
+    positions = _positions(code)
+    if tree is None or not 0 <= offset // 2 < len(positions):
+        return False
+    line, end_line, col, end_col = positions[offset // 2]
+    if line is None or col is None:
+        return False
+    cached = _CLASS_TESTS.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        while len(_CLASS_TESTS) >= 8:
+            _CLASS_TESTS.pop(next(iter(_CLASS_TESTS)))
+        spans = [(a.lineno, a.col_offset, a.end_lineno, a.end_col_offset) for n in ast.walk(tree)
+                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "issubclass")
+                 and len(n.args) == 2 for a in n.args[1:]]
+        cached = _CLASS_TESTS[id(tree)] = (tree, spans)
+    return any((l1, c1) <= (line, col) and (end_line, end_col) <= (l2, c2) for l1, c1, l2, c2 in cached[1])
+
+
 class TracedStr(str):
     """A string the world gave a key, which still tells the world how the code uses it: compared
     with a literal (also after `.upper()`, `.strip()`, ...), tested for a prefix, a suffix or a
@@ -549,7 +625,13 @@ def traced_class(cls: type, real: set[str]) -> type:
 
     def __getattribute__(self, name):
         if name in real or name[:2] == "__" == name[-2:]:
-            return object.__getattribute__(self, name)
+            try:
+                return object.__getattribute__(self, name)
+            except AttributeError as e:  # a stubbed base's __getattr__ comes next: it re-raises a getter's
+                if len(GETTER_RAISED) > 256:
+                    GETTER_RAISED.clear()
+                GETTER_RAISED[name] = (self, e)
+                raise
         state = object.__getattribute__(self, "__dict__")
         if name in state:
             return state[name]
