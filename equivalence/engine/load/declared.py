@@ -14,10 +14,11 @@ import ast
 import dataclasses
 from pathlib import Path
 
-from pysource.declared import Declared, InstanceOf, NoneValue, OneOf, Scalar, attribute, parameter
+from pysource.declared import Declared, InstanceOf, LiteralOf, NoneValue, OneOf, Scalar, attribute, parameter
 from pysource.checkout import Checkout
 from pysource.extraction import Extraction
 from pysource.receivers import Program
+from equivalence.engine.load.devices import torch_keys
 from equivalence.engine.world.typed import instance_of, item_shape, typed_options
 
 
@@ -37,6 +38,21 @@ MACHINE_READS = {
 }
 
 
+def _says_less(shape) -> bool:
+    """A declaration that gives no value torch takes: a str (the placeholder "x"), a torch class
+    (`device: torch.device`, `dtype: torch.dtype`: nothing to build), or None besides."""
+    arms = shape.arms if isinstance(shape, OneOf) else (shape,)
+    return all(a == Scalar("str") or a == NoneValue() or isinstance(a, InstanceOf) and a.qualname.startswith("torch.")
+               for a in arms)
+
+
+def torch_declares(kind: str) -> OneOf:
+    """A device torch takes (`torch.device | str | None`): one this machine has, and None (torch's
+    default); a dtype: torch.float32, and None."""
+    import torch  # (the version loader imports it first: the command line starts without it)
+    return OneOf((LiteralOf(("cpu",) if kind == "device" else (torch.float32,)), NoneValue()))
+
+
 class DeclaredKeys:
     """One version's declarations, asked key by key (each answered once)."""
 
@@ -53,6 +69,7 @@ class DeclaredKeys:
         module = files.module_of(root / source_rel)
         self.cls = InstanceOf(f"{module}.{class_name}") if module else None
         self.parameters = parameters
+        self.torch_keys: dict[str, set[str]] = {}  # "device"/"dtype" -> keys the code hands torch as such (devices.py)
         self.known: dict[str, Declared | None] = {}
 
     @classmethod
@@ -61,7 +78,9 @@ class DeclaredKeys:
         of the method itself, called directly."""
         entry = _entry_function(ext)
         names = [a.arg for a in (*entry.args.posonlyargs, *entry.args.args, *entry.args.kwonlyargs)] if entry else []
-        return cls(ext.files, ext.source_rel, ext.class_name, {f"local:{n}": (ext.source_rel, entry) for n in names})
+        out = cls(ext.files, ext.source_rel, ext.class_name, {f"local:{n}": (ext.source_rel, entry) for n in names})
+        out.torch_keys = torch_keys(ext)
+        return out
 
     def options(self, key: str, strings: tuple = (), items: tuple = (), lengths: tuple = ()) -> list[tuple] | None:
         """The key's options from its declaration, or None (undeclared, or nothing to build)."""
@@ -78,6 +97,13 @@ class DeclaredKeys:
         machine = MACHINE_READS.get(key)
         if machine is not None:
             return Declared(machine)
+        found = self._declared_by_code(key)
+        for kind, keys in self.torch_keys.items():
+            if key in keys and (found is None or _says_less(found.shape)):
+                return Declared(torch_declares(kind))  # what torch's signatures take there, the code saying less
+        return found
+
+    def _declared_by_code(self, key: str) -> Declared | None:
         if key == "self":
             return Declared(self.cls) if self.cls is not None else None
         if key in self.parameters:

@@ -51,7 +51,8 @@ def _options(shape, strings, items, lengths) -> list[tuple] | None:
     if isinstance(shape, NoneValue):
         return [NONE]
     if isinstance(shape, LiteralOf):
-        return [value(v) for v in shape.values if type(v) in (int, float, str, bool, type(None))] or None
+        return [value(v) for v in shape.values if type(v) in (int, float, str, bool, type(None))
+                or type(v).__module__ == "torch" and type(v).__name__ == "dtype"] or None  # a dtype a value as well
     if isinstance(shape, ListOf):
         if shape.kind == "set":
             return None  # a set is one value, mutable: no option can hold it safely
