@@ -118,7 +118,7 @@ def classify(before: Observation, after: Observation, caller: Caller, read: dict
         return EAGER_RAISES
     if same_end and same(before.state, after.state) and reordered(before.events, after.events):
         return REORDERED
-    if caller.constructs and same_end and before.exception is not None and _abandoned(before.events, after.events):
+    if getattr(caller, "constructs", False) and same_end and before.exception is not None and _abandoned(before.events, after.events):
         return ABANDONED
     return kind_of_difference(before, after)
 

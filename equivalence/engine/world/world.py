@@ -47,11 +47,6 @@ NAN = float("nan")  # one object: an option holding it equals itself (options ar
 FLOAT_SPECIALS = (NAN, float("inf"), float("-inf"))  # (-0.0 is no option: it equals 0)
 
 
-def _shape(x):
-    """The types inside a value: 0, False and 0.0 are equal but of three shapes."""
-    return (type(x), tuple(map(_shape, x))) if type(x) in (tuple, list, Value) else type(x)
-
-
 class Value(tuple):
     """The option ("value", v), equal only to one holding a value of the same type: False, 0 and
     0.0 are equal in Python, yet code tells them apart (`isinstance(x, bool)` before a number
@@ -59,8 +54,8 @@ class Value(tuple):
 
     __slots__ = ()
 
-    def __eq__(self, other):
-        return tuple.__eq__(self, other) is True and tuple(map(_shape, self)) == tuple(map(_shape, other))
+    def __eq__(self, other):  # (on the hot path: the value's own type only, not its items')
+        return tuple.__eq__(self, other) is True and type(self[1]) is type(other[1])
 
     def __ne__(self, other):
         return not self == other
