@@ -252,3 +252,16 @@ def _definitely_bound(stmt: ast.stmt) -> set[str]:
                  for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name)}
         return names | set().union(*(_definitely_bound(s) for s in stmt.body))
     return set()
+
+
+def attribute_store(stmt: ast.stmt, root: str = "self") -> tuple[str, ast.expr] | None:
+    """(attribute, value) of `root.attribute = value` (annotated or not), else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        target, value = stmt.target, stmt.value
+    else:
+        return None
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == root:
+        return target.attr, value
+    return None

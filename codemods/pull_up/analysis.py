@@ -567,21 +567,17 @@ class Store:
 
 
 def plain_store(stmt: ast.stmt, me: str, src: Source, checkout: Checkout) -> Optional[Store]:
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target, value = stmt.targets[0], stmt.value
-    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-        target, value = stmt.target, stmt.value
-    else:
+    found = pynames.attribute_store(stmt, me)
+    if found is None:
         return None
-    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me):
-        return None
+    attr, value = found
     if isinstance(value, ast.Constant):
-        return Store(target.attr)
+        return Store(attr)
     if isinstance(value, ast.Call) and not value.args and not value.keywords \
             and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name):
         m = meaning(checkout, src.tree, src.module, src.package, value.func.value.id)
         if m.dotted is not None and f"{m.dotted}.{value.func.attr}" in PURE_CALLS:
-            return Store(target.attr)
+            return Store(attr)
     return None
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pysource.modules import import_bindings, source_segment
-from pysource.names import child_blocks, stored_names
+from pysource.names import attribute_store, child_blocks, stored_names
 from equivalence.engine.judge.call_sites import call_site_mismatches, site_source
 from equivalence.engine.judge.construction import read_through
 from equivalence.engine.judge.module_globals import ConstantCheck, _Side, compare_constants
@@ -189,24 +189,11 @@ def _commuted_into_order(old: list[ast.stmt], new: list[ast.stmt], constructs: b
     return new
 
 
-def _own_store(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
-    """(attribute, value) of `self.attribute = value` (annotated or not)."""
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target, value = stmt.targets[0], stmt.value
-    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-        target, value = stmt.target, stmt.value
-    else:
-        return None
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-        return target.attr, value
-    return None
-
-
 def _commute(a: ast.stmt, b: ast.stmt, constructs: bool) -> bool:
     """Two stores of distinct attributes of the instance, neither value reading the other's
     attribute or calling a method of the instance; when a value may raise, only in a constructor
     (raising, it leaves no instance whose attributes anyone could see: compare.ABANDONED)."""
-    stores = _own_store(a), _own_store(b)
+    stores = attribute_store(a), attribute_store(b)
     if None in stores or stores[0][0] == stores[1][0]:
         return False
     for (_, value), (other, _) in ((stores[0], stores[1]), (stores[1], stores[0])):
