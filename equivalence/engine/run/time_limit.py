@@ -11,8 +11,7 @@ import signal
 import sys
 import threading
 import time
-from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable
 
 RUN_SECONDS = 2.0  # runs take well under 10 ms; traced for coverage, under 100 ms
 CUT = "<a run cut at the time limit>"
@@ -41,9 +40,11 @@ WALL_FACTOR = 5  # a run blocked without using the CPU (a sleep, a lock) is stop
 def _stop(signum, frame) -> None:
     # The signal can land where an exception is ignored (a gc callback, a __del__, a weakref
     # callback: Python prints it and goes on) or where the code under test swallows it: raised
-    # again shortly, until the block is left.
+    # again shortly, until the block is left. Never into this module's own frames (the quiet hook,
+    # the block's exit): the exit must disarm the timers, and the hook must not fail.
     signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF else signal.ITIMER_REAL, RETRY_SECONDS)
-    raise RanTooLong(f"the run went past {RUN_SECONDS:g} s and was stopped")
+    if frame is None or frame.f_code.co_filename != __file__:
+        raise RanTooLong(f"the run went past {RUN_SECONDS:g} s and was stopped")
 
 
 def _quiet(previous: Callable) -> Callable:
@@ -53,29 +54,33 @@ def _quiet(previous: Callable) -> Callable:
     return hook
 
 
-@contextmanager
-def limited(seconds: float | None = None) -> Iterator[None]:
+class limited:
     """Stop the block with RanTooLong after `seconds` of CPU time (default RUN_SECONDS: a loaded
     machine does not cut a run sooner), or WALL_FACTOR times that of wall time; on the main thread
-    of a platform with SIGALRM, elsewhere no limit."""
-    global stopped
-    seconds = RUN_SECONDS if seconds is None else seconds
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    handlers = signal.signal(signal.SIGPROF, _stop), signal.signal(signal.SIGALRM, _stop)
-    unraisable = sys.unraisablehook
-    sys.unraisablehook = _quiet(unraisable)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
-    try:
-        yield
-    except RanTooLong:
-        stopped += 1
-        raise
-    finally:
+    of a platform with SIGALRM, elsewhere no limit. A class, not a generator: its exit runs in this
+    module, where the signal is never raised."""
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = RUN_SECONDS if seconds is None else seconds
+        self.armed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+    def __enter__(self) -> None:
+        if not self.armed:
+            return
+        self.handlers = signal.signal(signal.SIGPROF, _stop), signal.signal(signal.SIGALRM, _stop)
+        self.unraisable = sys.unraisablehook
+        sys.unraisablehook = _quiet(self.unraisable)
+        signal.setitimer(signal.ITIMER_PROF, self.seconds)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds * WALL_FACTOR)
+
+    def __exit__(self, kind, value, traceback) -> None:
+        global stopped
+        if not self.armed:
+            return
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGPROF, handlers[0])
-        signal.signal(signal.SIGALRM, handlers[1])
-        sys.unraisablehook = unraisable
+        signal.signal(signal.SIGPROF, self.handlers[0])
+        signal.signal(signal.SIGALRM, self.handlers[1])
+        sys.unraisablehook = self.unraisable
+        if kind is RanTooLong:
+            stopped += 1
