@@ -8,6 +8,8 @@ equivalent, and the report says which runs were cut."""
 from __future__ import annotations
 
 import signal
+
+import _signal  # signal.signal without the enum wrapping: it is called four times a run
 import sys
 import threading
 import time
@@ -67,7 +69,7 @@ class limited:
     def __enter__(self) -> None:
         if not self.armed:
             return
-        self.handlers = signal.signal(signal.SIGPROF, _stop), signal.signal(signal.SIGALRM, _stop)
+        self.handlers = _signal.signal(signal.SIGPROF, _stop), _signal.signal(signal.SIGALRM, _stop)
         self.unraisable = sys.unraisablehook
         sys.unraisablehook = _quiet(self.unraisable)
         signal.setitimer(signal.ITIMER_PROF, self.seconds)
@@ -79,8 +81,8 @@ class limited:
             return
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGPROF, self.handlers[0])
-        signal.signal(signal.SIGALRM, self.handlers[1])
+        _signal.signal(signal.SIGPROF, self.handlers[0])
+        _signal.signal(signal.SIGALRM, self.handlers[1])
         sys.unraisablehook = self.unraisable
         if kind is RanTooLong:
             stopped += 1

@@ -64,7 +64,10 @@ class Value(tuple):
 
 
 def value(v) -> tuple:
-    return Value(("value", v))
+    # Only a bool or a float can equal a value of another type (False == 0 == 0.0): the rest stay
+    # plain tuples, compared in C (options are compared and hashed millions of times a check).
+    # A plain tuple compared with a Value gets Value.__eq__: Python tries a subclass's first.
+    return Value(("value", v)) if type(v) is bool or type(v) is float else ("value", v)
 
 
 NONE = value(None)
