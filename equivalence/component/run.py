@@ -31,6 +31,7 @@ import builtins
 from equivalence.component.version import Prepared
 from equivalence.engine.run.awaited import settled
 from equivalence.engine.load.declared import DeclaredKeys
+from equivalence.engine.load.devices import component_torch_keys
 from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.load.stubs import StubTouched
@@ -84,7 +85,11 @@ def _declared_keys(shape, signatures: dict[str, Signature], names: dict[str, str
         for p in signature.params:
             if fn is not None and p not in signature.defaults:
                 parameters.setdefault(f"arg:{p}", (rel, fn))
-    return DeclaredKeys(shape.tree, shape.owner_rel, shape.owner.name, parameters)
+    out = DeclaredKeys(shape.tree, shape.owner_rel, shape.owner.name, parameters)
+    # any of the owner's methods handing torch `self.X` as a device says what X is
+    out.torch_keys = component_torch_keys(list(shape.methods.values()), list(shape.component_methods.values()),
+                                          shape.passed)
+    return out
 
 
 def seed_domains(domains: Domains, methods: list[str], calls: int = MAX_CALLS) -> None:

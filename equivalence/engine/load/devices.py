@@ -59,6 +59,48 @@ def torch_keys(ext: Extraction) -> dict[str, set[str]]:
     return out
 
 
+def component_torch_keys(owner_methods: list[ast.FunctionDef], component_methods: list[ast.FunctionDef],
+                         passed: dict[str, ast.expr]) -> dict[str, set[str]]:
+    """The same for a component check, whose keys are the owner's `self.` chains and the methods'
+    parameters (`arg:NAME`, `arg:METHOD.NAME` for one with a default): in the owner's moved
+    methods, and in the component's, where a field the builder passes stands for what it passes
+    (the owner whole, or one of its chains)."""
+    fields = {}
+    for name, expr in passed.items():
+        chain = "self" if isinstance(expr, ast.Name) and expr.id == "self" else attribute_chain(expr)
+        if chain is not None:
+            fields[name] = chain
+    out: dict[str, set[str]] = {"device": set(), "dtype": set()}
+    for fn, through in [(fn, {}) for fn in owner_methods] + [(fn, fields) for fn in component_methods]:
+        for kind, exprs in torch_arguments(fn, {"torch"}).items():
+            for expr in exprs:
+                key = _method_key(expr, fn, through)
+                if key is not None:
+                    out[kind].add(key)
+    out["dtype"] -= out["device"]
+    return out
+
+
+def _method_key(expr: ast.expr, fn: ast.FunctionDef, fields: dict[str, str]) -> str | None:
+    a = fn.args
+    me = a.args[0].arg if a.args else None
+    if isinstance(expr, ast.Name):
+        positional = [p.arg for p in (*a.posonlyargs, *a.args)]
+        with_default = set(positional[len(positional) - len(a.defaults):]) | {
+            p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+        if expr.id == me or expr.id not in positional + [p.arg for p in a.kwonlyargs]:
+            return None
+        return f"arg:{fn.name}.{expr.id}" if expr.id in with_default else f"arg:{expr.id}"
+    chain = attribute_chain(expr, me) if me is not None else None
+    if chain is None:
+        return None
+    parts = chain.split(".")
+    if fields and len(parts) > 1:  # in the component: a field the builder passes
+        source = fields.get(parts[1])
+        return None if source is None else ".".join([source, *parts[2:]])
+    return chain.replace(me, "self", 1)
+
+
 def _key(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Name) and expr.id != "self":
         return f"local:{expr.id}"

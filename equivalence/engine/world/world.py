@@ -200,6 +200,9 @@ def canon(v, depth: int = 0):
         return _local_function(v)
     if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, type)):
         return f"<{getattr(v, '__qualname__', type(v).__name__)}>"
+    if isinstance(v, RUNNING):  # a generator handed on (`load(model, (x for x in it))`): never by address
+        return _by_code(type(v).__name__, v.__qualname__, getattr(v, "gi_code", None) or getattr(v, "cr_code", None)
+                        or v.ag_code)
     if isinstance(v, types.MethodType):  # a bound method handed on (`pool.submit(self._load, ...)`): never by address
         receiver = v.__self__
         by_type = not is_standin(receiver) and key_of(receiver) is None and type(receiver).__repr__ is object.__repr__
@@ -234,10 +237,18 @@ def _local_function(f: types.FunctionType) -> str:
     """A function made by a run of the code (a lambda, a nested def): by its name and its code,
     not by where it was defined, which moves with the code (`Owner.__init__.<locals>.<lambda>`
     becomes `build.<locals>.<lambda>` when `__init__`'s body moves into `build`)."""
-    code = f.__code__
+    return _by_code("local function", f.__qualname__, f.__code__)
+
+
+RUNNING = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+
+
+def _by_code(kind: str, qualname: str, code: types.CodeType) -> str:
+    """What a function or generator the run made is: its name past `<locals>.` and a digest of its
+    code (the enclosing names move with the code; its repr holds an address)."""
     consts = tuple(c for c in code.co_consts if not isinstance(c, types.CodeType))
     digest = zlib.crc32(repr((code.co_code, code.co_names, consts)).encode())
-    return f"<local function {f.__qualname__.rpartition('<locals>.')[2]} #{digest:08x}>"
+    return f"<{kind} {qualname.rpartition('<locals>.')[2]} #{digest:08x}>"
 
 
 def canon_args(args: tuple, kwargs: dict) -> str:

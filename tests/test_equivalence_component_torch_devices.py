@@ -1,0 +1,43 @@
+"""A component check offers torch's own values where the moved code hands torch an owner's
+attribute as a device (`torch.device(self.device)`, read as `self.model_runner.device` once
+moved), and compares a generator the code hands on by its code, not by its address or the
+class it was made in (`load(model, (w for w in ...))`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from codemods.extract_component import refactor, write_plan
+from tests.component_trees import RUNNER, copy_tree, spec
+
+SAVE = '''        logger.info(f"Saving model to {url}")
+        RemoteModelLoader.save_model(self.model, self.model_config.model_path, url)
+'''
+SAVE_ON_A_DEVICE = '''        device = torch.device(self.device)
+        if self.device == "cuda":
+            logger.info(f"Saving model to {url}")
+        RemoteModelLoader.save_model(self.model, (p for p in self.model_config.model_path), url, device)
+'''
+
+
+def _check(tmp_path, edits) -> dict:
+    before = copy_tree(tmp_path / "before", {RUNNER: edits})
+    after = copy_tree(tmp_path / "after", {RUNNER: edits})
+    write_plan(refactor(after, spec(pass_owner="model_runner")))
+    out = tmp_path / "report.json"
+    run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.weight_exporter",
+                          str(before), str(after), "--json", str(out), "--mutants"], capture_output=True, text=True)
+    assert out.exists(), run.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+def test_a_device_handed_to_torch_is_offered_a_device_and_a_generator_compares_by_its_code(tmp_path):
+    report = _check(tmp_path, [(SAVE, SAVE_ON_A_DEVICE)])
+    (pair,) = report["pairs"]
+    assert pair["verdict"] == "equivalent", pair["divergences"][:1] or pair["coverage"]
+    for side in ("before", "after"):
+        hit, total = pair["coverage"][side]["hit"], pair["coverage"][side]["branches"]
+        assert hit == total, (side, pair["coverage"][side])
+    assert "self.device" in json.dumps(pair["inputs"])
