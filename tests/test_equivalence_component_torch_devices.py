@@ -1,7 +1,9 @@
 """A component check offers torch's own values where the moved code hands torch an owner's
 attribute as a device (`torch.device(self.device)`, read as `self.model_runner.device` once
 moved), and compares a generator the code hands on by its code, not by its address or the
-class it was made in (`load(model, (w for w in ...))`)."""
+class it was made in (`load(model, (w for w in ...))`). Its world reads the code under test as a
+method check's does (`isinstance(x, torch.dtype)` offers dtypes), and a tensor torch leaves
+uninitialised (`torch.empty`) holds the same in both versions."""
 
 from __future__ import annotations
 
@@ -20,6 +22,14 @@ SAVE_ON_A_DEVICE = '''        device = torch.device(self.device)
             logger.info(f"Saving model to {url}")
         RemoteModelLoader.save_model(self.model, (p for p in self.model_config.model_path), url, device)
 '''
+
+
+WEIGHTS = """            return self.model.get_weights_by_name(name, truncate_size, tp_size=self.tp_size)
+"""
+WEIGHTS_BY_KIND = """            kind = "dtype" if isinstance(name, torch.dtype) else "name"
+            return self.model.get_weights_by_name(name, truncate_size, tp_size=self.tp_size, kind=kind,
+                                                  buffer=torch.empty(64))
+"""
 
 
 def _check(tmp_path, edits) -> dict:
@@ -41,3 +51,11 @@ def test_a_device_handed_to_torch_is_offered_a_device_and_a_generator_compares_b
         hit, total = pair["coverage"][side]["hit"], pair["coverage"][side]["branches"]
         assert hit == total, (side, pair["coverage"][side])
     assert "self.device" in json.dumps(pair["inputs"])
+
+
+def test_a_type_torch_makes_is_offered_and_uninitialised_memory_is_the_same(tmp_path):
+    report = _check(tmp_path, [(WEIGHTS, WEIGHTS_BY_KIND)])
+    (pair,) = report["pairs"]
+    assert pair["verdict"] == "equivalent", pair["divergences"][:1] or pair["coverage"]
+    for side in ("before", "after"):
+        assert pair["coverage"][side]["hit"] == pair["coverage"][side]["branches"], (side, pair["coverage"][side])

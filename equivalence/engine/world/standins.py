@@ -403,7 +403,7 @@ def _resolve(node: ast.AST, frame):
         return None
     if isinstance(node, ast.Attribute):
         base = _resolve(node.value, frame)
-        if type(base) is types.ModuleType:
+        if type(base) is types.ModuleType or type(base) is PartlyRealModule:  # `torch.dtype` as the code sees torch
             return getattr(base, node.attr, None)
     return None
 

@@ -335,8 +335,24 @@ def _of_type(t, lengths=(), items=()) -> list[tuple]:
         return [("dict", ()), ("dict", every), *(("dict", every[:i] + every[i + 1:]) for i in range(len(every)))]
     if t in (set, frozenset):
         return [value(t())]
+    made = _torch_values(t)
+    if made:
+        return made
     if isinstance(t, type) and t.__module__ not in ("builtins",) and type(t) is type:
         return [instance(t)]
+    return []
+
+
+def _torch_values(t) -> list[tuple]:
+    """`isinstance(x, torch.dtype)`, `torch.device`: classes no instance of the world's can pass
+    (torch makes them, never subclassed), so values of them as torch makes them."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(t, type):
+        return []
+    if t is getattr(torch, "dtype", None):
+        return [value(torch.float32), value(torch.bfloat16)]
+    if t is getattr(torch, "device", None):
+        return [value(torch.device("cpu"))]
     return []
 
 
