@@ -396,7 +396,7 @@ def demanded_options(kind: str, arg=None, numbers: tuple[int, ...] = (), lengths
         return [value(f"a{arg}b"), value(f"a{arg}b{arg}c"), value("a")]
     if kind == "contains":  # `"k" in x`: a container holding it, as a sequence or as a mapping's key
         return [seq(0), value((arg,)) if _hashable(arg) else seq(1),
-                *([("dict", (arg,))] if type(arg) is str else [])]
+                *([("dict", (str.__str__(arg),))] if isinstance(arg, str) else [])]  # a traced str too
     if kind == "mapping":  # `x.items()`, `x.keys()`, `x.values()`: a dict, keyed as `_of_type(dict)` keys it
         every = tuple(dict.fromkeys(items))[:MAX_DICT_KEYS]
         return [("dict", ()), *_of_type(dict, items=every)[1:], ("dict", (*every, OTHER_KEY))]
