@@ -1,8 +1,7 @@
 """Every run starts afresh: from the same random state (code that draws random numbers, a layer's
 weights initialised by `torch.nn.Linear`, `random.shuffle`, draws the same ones in both versions,
-and a difference in what it wrote is the code's, never the generator's), with uninitialised
-tensor memory filled alike, and with the memos of the code under test empty (a value one
-configuration gave never answers the next)."""
+and a difference in what it wrote is the code's, never the generator's), and with the memos
+of the code under test empty (a value one configuration gave never answers the next)."""
 
 from __future__ import annotations
 
@@ -27,21 +26,10 @@ def reseed() -> None:
         return
     # manual_seed costs ~100 us (it seeds every device); restoring the CPU generator's state, 0.3 us
     if _torch_state is None or not hasattr(torch, "set_rng_state"):
-        _fill_uninitialized(torch)
         torch.manual_seed(SEED)
         _torch_state = torch.get_rng_state() if hasattr(torch, "get_rng_state") else None
     else:
         torch.set_rng_state(_torch_state)
-
-
-def _fill_uninitialized(torch) -> None:
-    """`torch.empty(n)` holds whatever the memory held: two versions' tensors would differ where
-    the code is the same. torch's own switch fills such memory with a known value (NaN, an int's
-    largest); `warn_only`: an operation without a deterministic kernel still runs."""
-    use = getattr(torch, "use_deterministic_algorithms", None)
-    if use is not None and hasattr(getattr(torch, "utils", None), "deterministic"):
-        use(True, warn_only=True)
-        torch.utils.deterministic.fill_uninitialized_memory = True
 
 
 def start_afresh(memo_clears: list) -> None:

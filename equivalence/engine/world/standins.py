@@ -767,7 +767,22 @@ class PartlyRealModule(types.ModuleType):
             except Absent:
                 raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}", name=name) from None
         found = getattr(self.__real, name)
+        if name in UNINITIALISED:
+            found = _zeroed(found)
         return _recorded(dotted, found) if name in self.__effects and callable(found) else found
+
+
+# torch's factories of uninitialised memory: what a tensor they make holds is whatever the memory
+# held, so two versions' would differ where the code is the same; zeroed, as torch's own
+# `fill_uninitialized_memory` fills it (that switch needs deterministic mode, which slows every op)
+UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided"})
+
+
+def _zeroed(factory):
+    def make(*args, **kwargs):
+        made = factory(*args, **kwargs)
+        return made.zero_() if hasattr(made, "zero_") else made
+    return make
 
 
 def _recorded(dotted: str, function):
