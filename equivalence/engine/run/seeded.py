@@ -1,7 +1,7 @@
 """Every run starts afresh: from the same random state (code that draws random numbers, a layer's
 weights initialised by `torch.nn.Linear`, `random.shuffle`, draws the same ones in both versions,
-and a difference in what it wrote is the code's, never the generator's), and with the memos
-of the code under test empty (a value one configuration gave never answers the next)."""
+and a difference in what it wrote is the code's, never the generator's), and with the memos of
+the code under test empty (a value one configuration gave never answers the next)."""
 
 from __future__ import annotations
 

@@ -7,9 +7,8 @@ equivalent, and the report says which runs were cut."""
 
 from __future__ import annotations
 
-import signal
-
 import _signal  # signal.signal without the enum wrapping: it is called four times a run
+import signal
 import sys
 import threading
 import time

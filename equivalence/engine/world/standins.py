@@ -269,12 +269,14 @@ class StandIn:
 
     __len__ = _refuse("__len__", "seq", "object of type '{t}' has no len()")
     __iter__ = _refuse("__iter__", "seq", "'{t}' object is not iterable")
+
     def __contains__(self, sub):
         w = _w(self)
         w.demand(_k(self), "contains", sub)
         if is_standin(sub):  # looked for in a container (`name in groups`): a name, which the container's options hold
             w.demand(_k(sub), "str", None)
         raise TypeError(f"argument of type '{type(self).__name__}' is not iterable")
+
     __index__ = _refuse("__index__", "number", "'{t}' object cannot be interpreted as an integer")
     __int__ = _refuse("__int__", "convert", "int() argument must be a string, a bytes-like object or a real number, not '{t}'")
     __float__ = _refuse("__float__", "convert", "float() argument must be a string or a real number, not '{t}'")

@@ -48,9 +48,10 @@ FLOAT_SPECIALS = (NAN, float("inf"), float("-inf"))  # (-0.0 is no option: it eq
 
 
 class Value(tuple):
-    """The option ("value", v), equal only to one holding a value of the same type: False, 0 and
-    0.0 are equal in Python, yet code tells them apart (`isinstance(x, bool)` before a number
-    test), so each is an option, a configuration and a run of its own."""
+    """The option ("value", v) for a bool or a float (`value`), equal only to one holding a value
+    of the same type: False, 0 and 0.0 are equal in Python, yet code tells them apart
+    (`isinstance(x, bool)` before a number test), so each is an option, a configuration and a run
+    of its own."""
 
     __slots__ = ()
 
