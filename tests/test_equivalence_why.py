@@ -1,13 +1,14 @@
 """Why the proof did not run a branch or a function, said by one mechanism (equivalence.engine.run.why)
 for the method check and the component check alike.
 
-On `fixtures/components/draft_table` (a runner whose draft-table setup calls real torch with the
-runner's device, which the world can only give as a stand-in torch rejects), the component proof
+On `fixtures/components/draft_table` (a runner whose draft-table setup calls real torch with a
+memory format, which the world can only give as a stand-in or None, both of which torch rejects), the component proof
 of codemods.extract_component's output runs 4/12 branches per version; the report must say, in
 the terminal, JSON and Markdown, that nothing past the `torch.zeros(...)` call ran, naming that
 file:line and the exception, and stay inconclusive. A helper no call reaches leaves the pair
 "could not run", with why. Should the world one day give the device a value torch takes, the
-fixture no longer shows this: give it another call the world cannot satisfy."""
+fixture no longer shows this: give it another call the world cannot satisfy (it was the device
+until the world offered torch's devices in component checks, 2026-12-06)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures" / "components" / "draft_table"
 RUNNER = "sglang/srt/model_executor/model_runner.py"
 COMPONENT = "sglang/srt/model_executor/model_runner_components/draft_table.py"
-DEVICE = "TypeError: zeros(): argument 'device' must be torch.device, not StandIn"
+DEVICE = "TypeError: contiguous(): argument 'memory_format' must be torch.memory_format, not StandIn"
 SPEC = ComponentSpec(class_name="ModelRunner",
                      target="sglang.srt.model_executor.model_runner_components.draft_table.DraftTableManager",
                      methods=("maybe_init_draft_table", "update_draft_table"), attr="draft_tables",
@@ -84,17 +85,20 @@ def test_branches_past_a_torch_call_on_a_stand_in_say_why_in_every_format(checke
     assert (code, report["verdict"]) == (2, "inconclusive")
     (pair,) = report["pairs"]
     assert pair["divergences"] == [] and "could_not_run" not in pair
-    where = {"before": f"{before / RUNNER}:{_line_of(before / RUNNER, 'torch.zeros(')}",
-             "after": f"{after / COMPONENT}:{_line_of(after / COMPONENT, 'torch.zeros(')}"}
+    files = {"before": before / RUNNER, "after": after / COMPONENT}
+    zeros = {side: f"{path}:{_line_of(path, 'torch.zeros(')}" for side, path in files.items()}
+    where = {side: f"{path}:{_line_of(path, '.contiguous(')}" for side, path in files.items()}
     for side, cov in pair["coverage"].items():
         assert (cov["hit"], cov["branches"]) == (4, 12), cov
         (group,) = cov["why_missed"]  # one reason for every branch missed
         assert group["branches"] == cov["missed"]
         why = group["why"]
         assert why.startswith("never reached: "), why
-        # the place most calls stopped at comes first: the line, the expression, file:line, the exception
+        # the place most calls stopped at comes first: the line, the expression, file:line, the exceptions
         first = why.split("; ")[0]
-        assert "`torch.zeros(" in first and f"({where[side]})" in first and DEVICE in first, why
+        assert "`torch.zeros(" in first and f"({zeros[side]})" in first and "raising TypeError" in first, why
+        # and the call no value of the world's passes, with its place and its exception
+        assert f"({where[side]}), raising {DEVICE}" in why, why
         assert "returned without reaching it" in why
         # the terminal and the Markdown say it as the JSON does (a Markdown line stops at 1,000 characters)
         assert why in out and (why in md or (len(why) > 900 and why[:600] in md and "more characters" in md))

@@ -571,7 +571,13 @@ class BranchTracer:
         return len(self.entered) == len(self.codes) and all(
             b.hit or b.unreachable for p in self.points.values() for b, _, _ in p.items)
 
-    def coverage(self) -> Coverage:
+    def missed_gates(self) -> list[why.Gate]:
+        """The tests of the outcomes never taken that calls ran (`Gate.reached`)."""
+        return [gate for p in self.points.values() for b, _, gate in p.items
+                if not b.hit and not b.unreachable and gate.reached]
+
+    def coverage(self, notes: dict[int, str] | None = None) -> Coverage:
+        """`notes`: id of a gate -> what else explains it (`why.literal_note`)."""
         never = [self.roles.get(code, "") or getattr(code, "co_qualname", code.co_name)
                  for code in self.codes if code not in self.entered]
         lines: dict[str, set[int]] = {}
@@ -580,7 +586,7 @@ class BranchTracer:
         missed = [(b.where(), gate, self.ends[code], self.codes[code], self.roles.get(code, ""))
                   for code, p in self.points.items() for b, _, gate in p.items if not b.hit and not b.unreachable]
         return Coverage([b for p in self.points.values() for b, _, _ in p.items], never, lines,
-                        why.missed_reasons(missed))
+                        why.missed_reasons(missed, notes or {}))
 
 
 _RETURNS = {"RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE"}
@@ -600,4 +606,9 @@ def trace_until_done(tracer: BranchTracer, run, configs: list) -> Coverage:
                 run(config)
         if tracer.done():
             break
-    return tracer.coverage()
+    notes = {}
+    for gate in tracer.missed_gates():
+        note = why.literal_note(gate, configs, run)
+        if note:
+            notes[id(gate)] = note
+    return tracer.coverage(notes)

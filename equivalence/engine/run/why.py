@@ -27,6 +27,7 @@ SHOWN = 3  # places (and exceptions per place) a reason names, the commonest fir
 STANDIN_NOTE = ("(`StandIn`: the stand-in the world gives an input by default; real code that needs a "
                 "concrete value, a number or a torch device, rejects it)")
 CODE = 160  # characters of the expression that raised
+LITERAL_RUNS = 64  # configurations run again to say why a string the code compares with never passed its test
 
 
 def scrub(text: str) -> str:
@@ -174,10 +175,49 @@ def _ranked(counter: collections.Counter) -> list[tuple[Stop, int]]:
     return sorted(counter.items(), key=lambda item: (-item[1], item[0].position[0] or 0, item[0].exception))
 
 
-def missed_reason(gate: Gate, ends: Ends, fn: ast.AST, unit: str) -> str:
+def missed_reason(gate: Gate, ends: Ends, fn: ast.AST, unit: str, note: str = "") -> str:
     """Why a branch outcome behind `gate` was never taken, in one sentence."""
-    text = _missed_reason(gate, ends, fn, unit)
+    text = _missed_reason(gate, ends, fn, unit) + (f"; {note}" if note else "")
     return f"{text} {STANDIN_NOTE}" if "StandIn" in text else text
+
+
+def literal_note(gate: Gate, configs: list[dict], run) -> str:
+    """For a test comparing with a string the code names (`self.device == "musa"`) that never led
+    the other way: the configurations giving an input that very string, and what the first of
+    them raised before the test (`run(config)` runs it again): the value was offered, and real
+    code before the test rejects it (this machine's torch knows no "musa" device)."""
+    try:
+        tree = ast.parse(gate.text.strip(), mode="eval")
+    except SyntaxError:
+        return ""
+    literals = [c.value for n in ast.walk(tree) if isinstance(n, ast.Compare)
+                and any(isinstance(o, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for o in n.ops)
+                for c in ast.walk(n) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+    for literal in dict.fromkeys(literals):
+        giving = [(c, k) for c in configs for k, o in c.items()
+                  if type(o) is tuple and len(o) == 2 and o[0] == "value" and type(o[1]) is str and o[1] == literal]
+        if not giving:
+            continue
+        keys = dict.fromkeys(k for _, k in giving)
+        raised: collections.Counter = collections.Counter()
+        ran = list({id(c): c for c, _ in giving}.values())[:LITERAL_RUNS]
+        for config in ran:
+            observation = run(config)[0]
+            exception = observation.exception
+            if exception is None and type(observation.returned) is tuple:  # a component's calls: (exception, value) each
+                exception = next((e for e, _ in observation.returned if e is not None), None)
+            if exception is not None:
+                raised[f"{exception[0]}: {_shorten(exception[1], MESSAGE)}"] += 1
+        if not raised:
+            continue
+        shown = [f"{text} ({n})" for text, n in raised.most_common(SHOWN)]
+        if len(raised) > SHOWN:
+            shown.append(f"{len(raised) - SHOWN} other exception(s)")
+        calm = len(ran) - sum(raised.values())
+        return (f"of the {len(ran)} configuration(s) giving {' or '.join(keys)} {literal!r}, run again, "
+                f"{sum(raised.values())} raised: " + "; ".join(shown)
+                + (f"; {calm} raised nothing (the test not reached with that value)" if calm else ""))
+    return ""
 
 
 def _missed_reason(gate: Gate, ends: Ends, fn: ast.AST, unit: str) -> str:
@@ -209,10 +249,11 @@ def _missed_reason(gate: Gate, ends: Ends, fn: ast.AST, unit: str) -> str:
     return "never reached: " + "; ".join(parts)
 
 
-def missed_reasons(items: list[tuple[str, Gate, Ends, ast.AST, str]]) -> list[dict]:
+def missed_reasons(items: list[tuple[str, Gate, Ends, ast.AST, str]], notes: dict[int, str] | None = None) -> list[dict]:
     """`items`: per missed branch, (where it is, its gate, its function's ends, the function's
-    node, the unit). Branches with the same reason are one entry: {"branches", "why"}."""
+    node, the unit); `notes`: id of a gate -> what else explains it (`literal_note`). Branches
+    with the same reason are one entry: {"branches", "why"}."""
     grouped: dict[str, list[str]] = {}
     for where, gate, ends, fn, unit in items:
-        grouped.setdefault(missed_reason(gate, ends, fn, unit), []).append(where)
+        grouped.setdefault(missed_reason(gate, ends, fn, unit, (notes or {}).get(id(gate), "")), []).append(where)
     return [{"branches": branches, "why": why} for why, branches in grouped.items()]
