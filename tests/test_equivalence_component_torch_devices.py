@@ -38,7 +38,7 @@ def _check(tmp_path, edits) -> dict:
     write_plan(refactor(after, spec(pass_owner="model_runner")))
     out = tmp_path / "report.json"
     run = subprocess.run([sys.executable, "-m", "equivalence", "--component", "ModelRunner.weight_exporter",
-                          str(before), str(after), "--json", str(out), "--mutants"], capture_output=True, text=True)
+                          str(before), str(after), "--json", str(out)], capture_output=True, text=True)
     assert out.exists(), run.stderr[-2000:]
     return json.loads(out.read_text())
 
