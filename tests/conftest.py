@@ -18,6 +18,15 @@ pytest.register_assert_rewrite("tests.robustness")
 _RUN = None
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """The robustness files first (each runs for minutes, whole in one xdist worker under `--dist
+    loadfile`: started last, one of them alone would keep a worker busy after the other has run
+    out of files), the rest after them in their order (a stable sort: each file's own order is
+    kept)."""
+    items.sort(key=lambda item: not getattr(getattr(item, "module", None), "__name__", "").startswith(
+        "tests.test_robustness_"))
+
+
 def pytest_collection_finish(session):
     """Start the robustness run as soon as the session's tests are known, so that its workers
     evaluate the variants while the other tests run (leaving this process one CPU): by the time

@@ -27,7 +27,7 @@ SHOWN = 3  # places (and exceptions per place) a reason names, the commonest fir
 STANDIN_NOTE = ("(`StandIn`: the stand-in the world gives an input by default; real code that needs a "
                 "concrete value, a number or a torch device, rejects it)")
 CODE = 160  # characters of the expression that raised
-LITERAL_RUNS = 64  # configurations run again to say why a string the code compares with never passed its test
+LITERAL_RUNS = 16  # configurations run again to say why a string the code compares with never passed its test
 
 
 def scrub(text: str) -> str:
