@@ -20,6 +20,12 @@ from typing import Callable, Iterator
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "trees"
 SHAPES = ("instance_log", "server_args_write_log", "server_args_write", "record_call", "record_dflash")
+# Shapes whose pairs of cosmetic edits are left out: record_dflash's check runs about 50,000
+# configurations (its DFLASH inputs crossed with every other), ten seconds a variant, and its 36
+# pairs took five minutes of the suite's 18 on two cores (CI stops at 20). Its single edits, the
+# semantic edits hidden among cosmetic ones and all cosmetic edits at once still run; every other
+# shape runs every pair of the same edits through the same codemod.
+NO_PAIRS = {"record_dflash"}
 RUNNER = Path("sglang/srt/model_executor/model_runner.py")
 
 DEF = "    def configure_kv_cache_dtype(self):\n"
@@ -297,10 +303,11 @@ class Variant:
         return root
 
 
-def edit_sets() -> Iterator[tuple[Edit, ...]]:
+def edit_sets(pairs: bool = True) -> Iterator[tuple[Edit, ...]]:
     for edit in COSMETIC + SEMANTIC:
         yield (edit,)
-    yield from itertools.combinations(COSMETIC, 2)
+    if pairs:
+        yield from itertools.combinations(COSMETIC, 2)
     for semantic in SEMANTIC:  # a semantic edit hidden among cosmetic ones
         yield (COSMETIC[2], COSMETIC[5], semantic)
     yield COSMETIC
@@ -310,7 +317,7 @@ def variants() -> list[Variant]:
     out = []
     for shape in SHAPES:
         original = (FIXTURES / shape / RUNNER).read_text()
-        for edits in edit_sets():
+        for edits in edit_sets(pairs=shape not in NO_PAIRS):
             src = original
             try:
                 for edit in edits:
