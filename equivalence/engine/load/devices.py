@@ -62,8 +62,8 @@ def torch_keys(ext: Extraction) -> dict[str, set[str]]:
 def component_torch_keys(owner_methods: list[ast.FunctionDef], component_methods: list[ast.FunctionDef],
                          passed: dict[str, ast.expr]) -> dict[str, set[str]]:
     """The same for a component check, whose keys are the owner's `self.` chains and the methods'
-    parameters (`arg:NAME`, `arg:METHOD.NAME` for one with a default): in the owner's moved
-    methods, and in the component's, where a field the builder passes stands for what it passes
+    parameters (`arg:NAME`, `arg:METHOD.NAME` for one with a default): in any of the owner's
+    methods (what its own code hands torch says what the attribute is), and in the component's, where a field the builder passes stands for what it passes
     (the owner whole, or one of its chains)."""
     fields = {}
     for name, expr in passed.items():
