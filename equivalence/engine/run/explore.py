@@ -58,7 +58,8 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
     order = itertools.count()
     tier = [1]  # 0 while queueing the variations of a run that reached new code
     queue: list = []
-    queued: set[frozenset] = set()
+    queued: dict[frozenset, int] = {}  # configuration -> the tier it was last queued at
+    waiting: dict[frozenset, tuple[int, bool]] = {}  # still queued -> (the order of its live entry, a probe)
     done: set[frozenset] = set()
     contexts: dict[str, list[dict]] = {}  # key -> explicit choices of the runs that read it at its default
     touched_ever: set[str] = set()
@@ -66,18 +67,41 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
     out = Explored()
 
     def push(config: dict, again: bool = False, probe: bool = False) -> None:
+        """Queue `config`; one still waiting moves up when a run that reached new code asks for
+        it too (its entry further back is then skipped): a variation first queued as one of many
+        would otherwise wait behind every variation of the runs that reach new code."""
         frozen = frozenset(config.items())
-        if again or frozen not in queued:
-            queued.add(frozen)
-            heapq.heappush(queue, (tier[0], len(config), next(order), config, None, probe))
+        earlier = waiting.get(frozen)
+        if earlier is not None:
+            if tier[0] >= queued[frozen] and not (earlier[1] and not probe):
+                return
+            probe = probe and earlier[1]
+        elif frozen in queued and not again:
+            return
+        t = min(tier[0], queued[frozen]) if earlier is not None else tier[0]
+        queued[frozen] = t
+        n = next(order)
+        waiting[frozen] = (n, probe)
+        heapq.heappush(queue, (t, len(config), n, config, None, probe))
+
+    def pop():
+        """The next live entry of the queue (None when none is left)."""
+        while queue:
+            entry = heapq.heappop(queue)
+            frozen = frozenset(entry[3].items())
+            if waiting.get(frozen, (None,))[0] == entry[2]:
+                del waiting[frozen]
+                return entry
+        return None
 
     def expand(context: dict, key: str, used, probe: bool = False) -> None:
         for option in domains.options[key]:
             if option != used:
                 push({**context, key: option}, probe=probe)
 
-    def follow(explicit: dict, read: dict, touched: set, new_code: bool = False) -> None:
-        """Queue what this run makes worth trying (see the module docstring)."""
+    def follow(explicit: dict, read: dict, touched: set, new_code: bool = False, reduce: bool = False) -> None:
+        """Queue what this run makes worth trying (see the module docstring); with `reduce` (a run
+        that reached new code, not a seed), also the run with each of its choices undone."""
         newly = {k for k in touched if k not in touched_ever and k in contexts}
         touched_ever.update(touched)
         fixed = domains.fixed
@@ -93,6 +117,11 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
                 expand(explicit, key, option)
             elif new_code:  # a probe: followed further only if it reaches new code itself
                 expand(explicit, key, option, probe=True)
+        if reduce:
+            tier[0] = 0
+            for key in explicit:
+                if key not in seeded:
+                    push({k: v for k, v in explicit.items() if k != key})
         tier[0] = 1
         read_ever.update(read)
         grown = domains.take_grown()
@@ -111,7 +140,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
             return True
         done.add(identity)
         out.configs.append(recorded)
-        shown.total = len(out.configs) + len(pending) + len(queue)  # grows as the runs discover keys
+        shown.total = len(out.configs) + len(pending) + len(waiting)  # grows as the runs discover keys
         shown.update(len(out.configs))
         if stop is not None and stop():
             return False
@@ -122,7 +151,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
             return True
         # a seed's choices all stand; an added configuration's only where they were read
         follow(config if seed is not None else {k: v for k, v in config.items() if k in read}, read, touched,
-               new_code)
+               new_code, reduce=new_code and seed is None)
         return True
 
     def solved() -> int:
@@ -131,23 +160,24 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         stale[0] = 0
         configs = propose() if propose is not None else []
         tier[0] = 0
-        before = len(queue)
+        before = len(waiting)
         for config in configs:
             push(config)
         tier[0] = 1
-        return len(queue) - before
+        return len(waiting) - before
 
     stale = [0]  # runs since one reached new code, or since the solver was last asked
     dry = [0]  # runs since one reached new code
     pending = collections.deque(seeds)  # in order, before anything the runs add
+    seeded = set.intersection(*(set(s) for s in seeds)) if seeds else set()  # the keys every seed sets (the shape)
     with progress.task("configurations", len(seeds)) as shown:
         while True:
             if saturate is not None and not pending and dry[0] >= saturate and not solved():
                 out.saturated = True  # no new code for `saturate` runs, and nothing left to solve for
                 break
-            if not pending and propose is not None and (not queue or stale[0] >= SOLVE_AFTER):
+            if not pending and propose is not None and (not waiting or stale[0] >= SOLVE_AFTER):
                 solved()
-            if not pending and not queue:  # nothing left, the solver's proposals included (all run before, or none)
+            if not pending and not waiting:  # nothing left, the solver's proposals included (all run before, or none)
                 break
             if len(out.configs) >= len(seeds) + budget:
                 out.budget_reached = True
@@ -156,7 +186,7 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
                 config = pending.popleft()
                 if not step(config, frozenset(config.items())):
                     break
-            elif not step(*heapq.heappop(queue)[3:]):
+            elif not step(*pop()[3:]):
                 break
     return out
 
