@@ -1,6 +1,7 @@
-"""A test against a string the code names that no run passed (`self.device == "musa"`), although
-the world offered an input that very string: the reason says what those configurations raised
-before it, run again (here torch rejects a device it does not know, two lines before)."""
+"""A test against a string the code names that no run passed (`self.device == "cuda:first"`),
+although the world offered an input that very string: the reason says what those configurations
+raised before it, run again (here torch rejects a device string it cannot read, two lines before;
+a device type it does not know is another matter: tests/test_engine_out_of_tree_device.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ BEFORE = """
 
         def place(self):
             device = torch.device(self.device)
-            if self.device == "musa":
-                return "musa", device
+            if self.device == "cuda:first":
+                return "cuda:first", device
             return "other", device
     """
 AFTER = """
@@ -26,8 +27,8 @@ AFTER = """
 
     def place(device_name):
         device = torch.device(device_name)
-        if device_name == "musa":
-            return "musa", device
+        if device_name == "cuda:first":
+            return "cuda:first", device
         return "other", device
 
 
@@ -42,4 +43,4 @@ def test_a_string_offered_yet_never_passing_its_test_is_explained_by_what_its_ru
     assert pair["verdict"] == "inconclusive", pair["verdict"]
     for side in ("before", "after"):
         (missed,) = pair["coverage"][side]["why_missed"]
-        assert "giving self.device 'musa'" in missed["why"] and "RuntimeError" in missed["why"], missed
+        assert "giving self.device 'cuda:first'" in missed["why"] and "RuntimeError" in missed["why"], missed
