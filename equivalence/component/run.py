@@ -36,7 +36,7 @@ from equivalence.engine.load.defaults import options as default_options
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
 from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
-from equivalence.engine.run.observe import Observation, _proxy, nested_code
+from equivalence.engine.run.observe import Observation, _proxy, nested_code, own_classes
 from equivalence.engine.world.standins import CURRENT, traced_class
 from equivalence.engine.world.world import ABSENT, NONE, OPAQUE, Absent, Domains, World, canon, is_standin, value
 from equivalence.engine.run.seeded import memo_clearers, start_afresh
@@ -127,6 +127,7 @@ class Session:
         # what the world asks of the code under test, as in a method check (engine.run.observe):
         # its frames (a type it tests, an exception it catches), its text, its functions
         self.namespaces = frozenset(id(m.__dict__) for m in loaded.modules.values())
+        self.classes = own_classes(loaded.modules.values())
         self.trees = {loaded.shape.tree.path(rel): loaded.shape.tree.parse(rel) for rel in loaded.modules}
         self.own_code = frozenset(nested_code(u.code for u in version.units))
         self.raised_at: str | None = None  # where the last run's first exception was raised (why_not_run)
@@ -142,6 +143,7 @@ class Session:
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.declared = self.declared.options
         world.namespaces, world.trees, world.own_code = self.namespaces, self.trees, self.own_code
+        world.classes = self.classes
         CURRENT.append(world)
         instance = object.__new__(self.traced)
         builtins.__import__ = self.imports

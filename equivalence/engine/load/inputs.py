@@ -209,6 +209,14 @@ class ModuleGlobals:
         stmts = self.binding(name)
         return stmts[-1] if len(stmts) == 1 and isinstance(stmts[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
+    def class_methods(self, name: str) -> list[ast.FunctionDef]:
+        """The methods of the class `name` binds (once): run for real when the code makes or is
+        given one, they read this module's globals as the code under test does."""
+        stmts = self.binding(name)
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.ClassDef):
+            return []
+        return [n for n in stmts[0].body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
 
 def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Module], package: str,
            helpers_known: set, canonical=lambda qualname: qualname, real_inputs: dict | None = None) -> Inputs:
@@ -233,6 +241,8 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
             code.append((rel, helper))
             todo += [(rel, n) for n in sorted(global_reads(helper, {name}))]
             continue
+        for method in module.class_methods(name):  # a class of the module: its methods' globals too
+            todo += [(rel, n) for n in sorted(global_reads(method, set()))]
         if name in (real_inputs or {}) and module.imports_only(name):
             out.globals.append(GlobalInput(rel, name, real_inputs[name], imported=True))
             continue

@@ -86,6 +86,16 @@ def nested_code(codes) -> set:
     return out
 
 
+def own_classes(modules) -> dict[str, type]:
+    """qualname -> class, for the classes these modules define (a name two of them define left out)."""
+    found: dict[str, list[type]] = {}
+    for module in modules:
+        for v in vars(module).values():
+            if isinstance(v, type) and v.__module__ == module.__name__:
+                found.setdefault(v.__qualname__, []).append(v)
+    return {name: classes[0] for name, classes in found.items() if len(set(classes)) == 1}
+
+
 def as_self_call(method: str, traced: type):
     """A function that moved out of the class in the same change as the code under test, called
     as the method it was: `config_of(args, x)` is `self.get_config(x)`, the instance left out of
@@ -144,6 +154,7 @@ class Session:
         caller = version.caller
         self.caller_positions = list(caller.code.co_positions()) if caller.code is not None else []
         self.namespaces = frozenset(id(m.__dict__) for m in version.modules.values())
+        self.classes = own_classes(version.modules.values())
         self.own_code = frozenset(nested_code(u.code for u in version.units))
         self.trees = {version.ext.files.path(rel): version.ext.files.parse(rel) for rel in version.modules}
         self.declared = DeclaredKeys.of_extraction(version.ext)  # what the code declares its inputs to be
@@ -156,7 +167,7 @@ class Session:
         start_afresh(self.caches)
         world = World(self.domains, config, self.version.inputs.absent_names, self.pools)
         world.namespaces, world.trees, world.declared = self.namespaces, self.trees, self.declared.options
-        world.own_code = self.own_code
+        world.own_code, world.classes = self.own_code, self.classes
         CURRENT.append(world)
         exception = returned = None
         not_modelled = handed_on = ()

@@ -495,8 +495,9 @@ class Domains:
         new = [untraced(o) for o in new]
         changed, added = False, 0
         for option in new:
-            if option in options:
-                continue
+            if option in options or option[0] == "instance" and any(
+                    o[0] == "instance" and o[1].__qualname__ == option[1].__qualname__ for o in options):
+                continue  # one option per class of the code, whichever version's it came from
             # the code's own literals do not take the room of values derived from them, nor the other
             # way; a kind of use of the key met once the room is taken (`first_use`) still gets its
             # first options (`float(s)` of a string after `isinstance` tests filled it: a text that
@@ -557,6 +558,7 @@ class World:
         self.lengths, self.items = (*more, (), ())[:2]
         self.pools_id = hash(pools)  # a demand's options depend on the pools too (a mutant's may differ)
         self.namespaces: frozenset[int] = frozenset()  # ids of the globals of the code under test
+        self.classes: dict[str, type] = {}  # qualname -> the class the version's modules define, where one does
         # the code objects of the functions the code under test makes as it runs (its lambdas, its
         # local defs): one handed to a stand-in is called back (standins.call_back)
         self.own_code: frozenset = frozenset()
@@ -615,7 +617,7 @@ class World:
         elif chosen[0] == "sized":
             made = STANDIN[1](key, self, chosen[1])
         elif chosen[0] == "instance":
-            made = STANDIN[2](chosen[1], key, self)
+            made = STANDIN[2](self.counterpart(chosen[1]), key, self)
         elif chosen[0] == "array":
             made = _array([untraced(self.value(f"{key}[{i}]", list(ARRAY_ITEM))) for i in range(chosen[1])])
         elif chosen[0] == "dict":
@@ -630,6 +632,12 @@ class World:
                 made = tuple(made)
         self.objects[key] = made
         return made
+
+    def counterpart(self, cls: type) -> type:
+        """`cls` as the running version defines it: a class of the code an option holds came from
+        the version that first tested for it, and the other version may define it in another
+        module (moved with the extraction: `LocalSerializedTensor`); a class of neither, itself."""
+        return self.classes.get(cls.__qualname__, cls)
 
     def default_options(self, key: str) -> list[tuple]:
         """A key no preset or demand described yet: values of the type the code declares it to be
