@@ -10,8 +10,11 @@ code then gets further, and its new keys are explored in turn. Configurations ru
 their number of explicit choices, so the first divergent configuration found for a kind is one
 of the smallest; the variations of a run that reached new code go first, and so do those of an
 input no run read before that the code looked into (a call's result keyed by an argument that
-just took a value: `is_runai_obj_uri((':',))` once `served_model_name` is `(':',)`). Stops when
-nothing is left to try or after `budget` runs (reported).
+just took a value: `is_runai_obj_uri((':',))` once `served_model_name` is `(':',)`). A run that
+reached new code is also run with each of its choices undone, first: the new path may not need
+them, and the keys behind it are read at their defaults there (a gate passed in a run that had
+also emptied a list, whose loop lies behind the gate). Stops when nothing is left to try or after
+`budget` runs (reported).
 """
 
 from __future__ import annotations
@@ -72,13 +75,13 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         would otherwise wait behind every variation of the runs that reach new code."""
         frozen = frozenset(config.items())
         earlier = waiting.get(frozen)
+        t = tier[0]
+        if earlier is None and frozen in queued and not again:
+            return  # run before: again only once a domain it read grew
         if earlier is not None:
-            if tier[0] >= queued[frozen] and not (earlier[1] and not probe):
-                return
-            probe = probe and earlier[1]
-        elif frozen in queued and not again:
-            return
-        t = min(tier[0], queued[frozen]) if earlier is not None else tier[0]
+            if t >= queued[frozen] and not (earlier[1] and not probe):
+                return  # asked for no sooner, nor more firmly (a probe is followed only if it reaches new code)
+            t, probe = min(t, queued[frozen]), probe and earlier[1]
         queued[frozen] = t
         n = next(order)
         waiting[frozen] = (n, probe)

@@ -824,6 +824,9 @@ class OutOfTreeDevice:
     def __hash__(self):
         return hash(self.real)
 
+    def __repr__(self):
+        return repr(self.real)
+
 
 _DEVICE_CLASSES: dict[type, OutOfTreeDevice] = {}
 
