@@ -780,12 +780,18 @@ class PartlyRealModule(types.ModuleType):
 # held, so two versions' would differ where the code is the same; zeroed, as torch's own
 # `fill_uninitialized_memory` fills it (that switch needs deterministic mode, which slows every op)
 UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided"})
+# ... up to the largest block glibc's malloc takes from its heap (its mmap threshold never grows
+# past 32 MiB on 64-bit): a larger one is mapped fresh from the kernel, zero already, and zeroing
+# it would touch every page (a pool of gigabytes the world sized: seconds and gigabytes a run)
+FRESH_FROM_THE_KERNEL = 32 << 20
 
 
 def _zeroed(factory):
     def make(*args, **kwargs):
         made = factory(*args, **kwargs)
-        return made.zero_() if hasattr(made, "zero_") else made
+        if hasattr(made, "zero_") and made.numel() * made.element_size() <= FRESH_FROM_THE_KERNEL:
+            made.zero_()
+        return made
     return make
 
 
