@@ -62,7 +62,8 @@ class GlobalInput:
     rel: str  # the module file
     name: str
     key: str | None  # the world key answering it (None: `proxy` stands in, the same every run)
-    proxy: str | None = None  # "os", "environ", "getenv", "partly real" (torch), or a faithful helper "module:name"
+    proxy: str | None = None  # "os", "environ", "getenv", "partly real" (torch), "effect" (a torch function
+    # called for its effect: `effects` holds its qualname), or a faithful helper "module:name"
     imported: bool = False  # an imported name (always there, never None) rather than a computed value
     platform: tuple[str, ...] = ()  # "partly real": the attributes the code tests the module has (hasattr)
     effects: tuple[str, ...] = ()  # "partly real": its functions the code calls for their effect (result dropped)
@@ -256,7 +257,7 @@ def derive(units: list[tuple[str, ast.AST, set[str]]], trees: dict[str, ast.Modu
             out.globals.append(GlobalInput(rel, name, origin, imported=imported))
     out.reads = seen
     _platform_axes(out, code, modules, real_inputs or {})
-    _effect_calls(out, code)
+    _effect_calls(out, code, modules)
     out.imported = {g.key for g in out.globals if g.imported} | _imported(code, modules)
     out.absent_names = absent_names([node for _, node in code])
     out.strings = string_pool(code, trees)
@@ -300,20 +301,43 @@ def _platform_axes(out: Inputs, code: list[tuple[str, ast.AST]], modules: dict[s
                                                  platform=tuple(sorted({*g.platform, *attrs})))
 
 
-def _effect_calls(out: Inputs, code: list[tuple[str, ast.AST]]) -> None:
-    """A function of a partly real module the code calls as a statement (`torch.empty(size,
-    device=d)` in a pool's set-up, `torch.manual_seed(s)`) is called for an effect the process
-    does not show: the call, with its arguments, is an event of the run."""
+EFFECT_ROOTS = ("torch",)  # real modules whose functions the code may call for an effect outside the process
+
+
+def _effect_calls(out: Inputs, code: list[tuple[str, ast.AST]], modules: dict[str, "ModuleGlobals"]) -> None:
+    """A torch function the code calls as a statement (`torch.empty(size, device=d)` in a pool's
+    set-up, `torch.manual_seed(s)`) or enters as a context (`with record_function("label"):`,
+    a profiler's range) is called for an effect the process does not show: the call, with its
+    arguments, is an event of the run. Through a partly real module (`torch.X`), or a name
+    imported from torch (a proxy "effect" records it)."""
     called: dict[tuple[str, str], set[str]] = {}
+    imported: dict[tuple[str, str], str] = {}
     for rel, node in code:
-        for n in ast.walk(node):
-            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute) \
-                    and isinstance(n.value.func.value, ast.Name):
-                called.setdefault((rel, n.value.func.value.id), set()).add(n.value.func.attr)
+        for call in _calls_for_effect(node):
+            f = call.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+                called.setdefault((rel, f.value.id), set()).add(f.attr)
+            elif isinstance(f, ast.Name) and (rel, f.id) in out.reads:
+                qualname = modules[rel].imported_qualname(f.id)
+                if qualname and qualname.split(".")[0] in EFFECT_ROOTS and not world_submodule(qualname):
+                    imported[(rel, f.id)] = qualname
     for i, g in enumerate(out.globals):
         names = {a for a in called.get((g.rel, g.name), ()) if not world_submodule(f"{g.name}.{a}")}
         if g.proxy == "partly real" and names - set(g.effects):
             out.globals[i] = replace(g, effects=tuple(sorted({*g.effects, *names} - set(g.platform))))
+    replaced = {(g.rel, g.name) for g in out.globals}
+    out.globals += [GlobalInput(rel, name, None, "effect", effects=(qualname,))
+                    for (rel, name), qualname in sorted(imported.items()) if (rel, name) not in replaced]
+
+
+def _calls_for_effect(node: ast.AST):
+    """The calls whose result the code drops: statements, and `with` items bound to no name."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
+            yield n.value
+        elif isinstance(n, (ast.With, ast.AsyncWith)):
+            yield from (item.context_expr for item in n.items
+                        if isinstance(item.context_expr, ast.Call) and item.optional_vars is None)
 
 
 def target_defs(target_rel: str | None, function: str | None, inputs: Inputs, trees, other: Inputs) -> list[GlobalInput]:

@@ -22,7 +22,7 @@ from equivalence.engine.load.faithful import HELPERS, RANK0
 from equivalence.engine.load.inputs import GlobalInput
 from equivalence.engine.load.version import FELL_THROUGH_MARK, Version
 from equivalence.engine.load.run_imports import REAL_IMPORT, FunctionImports
-from equivalence.engine.world.standins import CURRENT, Environ, OsProxy, PartlyRealModule, traced_class, world
+from equivalence.engine.world.standins import CURRENT, Environ, OsProxy, PartlyRealModule, recorded, traced_class, world
 from equivalence.engine.load.stubs import StubTouched
 from equivalence.engine.run import why
 from equivalence.engine.world.values import same
@@ -256,6 +256,8 @@ def _proxy(kind: str, current, platform: tuple = (), effects: tuple = ()):
         return OsProxy()
     if kind == "partly real":
         return PartlyRealModule(getattr(current, "_PartlyRealModule__real", current), platform, effects)
+    if kind == "effect":  # a torch function called for its effect (inputs._effect_calls)
+        return recorded(effects[0], getattr(current, "__wrapped_real__", current))
     environ = Environ()
     if kind == "environ":
         return environ

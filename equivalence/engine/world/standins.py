@@ -773,7 +773,7 @@ class PartlyRealModule(types.ModuleType):
             found = _zeroed(found)
         elif dotted == "torch.device":
             found = _device_class(found)
-        return _recorded(dotted, found) if name in self.__effects and callable(found) else found
+        return recorded(dotted, found) if name in self.__effects and callable(found) else found
 
 
 # torch's factories of uninitialised memory: what a tensor they make holds is whatever the memory
@@ -855,10 +855,11 @@ def _out_of_tree(name: str) -> bool:
     return current == name
 
 
-def _recorded(dotted: str, function):
+def recorded(dotted: str, function):
     """`function` (real), its calls events of the run: ("call", dotted, arguments, keywords)."""
     def call(*args, **kwargs):
         world().events.append(("call", dotted, tuple(canon(a) for a in args),
                                tuple((k, canon(v)) for k, v in kwargs.items())))
         return function(*args, **kwargs)
+    call.__wrapped_real__ = function  # set again on a module already set up: recorded once
     return call
