@@ -158,6 +158,27 @@ def test_a_hand_made_extraction_committed_in_git_is_found_and_checked(tmp_path):
     assert len(report["moves"]) == 5 and report["revisions"]["checked"][0]["subject"] == "Move Engine's helpers out"
 
 
+def test_commits_name_every_commit_and_the_verdict_of_the_moves_each_made(tmp_path):
+    """A commit that moved nothing is listed as such; the moves' verdicts go to the commit that
+    made them (they had been given to the range's first commits in turn, the count was theirs)."""
+    from tests.git_series import git, make_checkout
+
+    repo = make_checkout(tmp_path / "repo", BEFORE)
+    (repo / "NOTES.md").write_text("the helpers move next\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Say what comes")
+    shutil.rmtree(repo / "python" / "sglang")
+    shutil.copytree(MOVES / "after" / "sglang", repo / "python" / "sglang", dirs_exist_ok=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Move Engine's helpers out")
+    out = tmp_path / "r.json"
+    code = main(["--commits", "HEAD~2..HEAD", str(repo), "--json", str(out)])
+    report = json.loads(out.read_text())
+    assert (code, report["verdict"]) == (0, "equivalent") and len(report["moves"]) == 5
+    assert [(c["subject"], c["verdict"]) for c in report["revisions"]["checked"]] == [
+        ("Say what comes", "nothing checked"), ("Move Engine's helpers out", "equivalent")]
+
+
 def test_an_edit_at_a_call_site_is_listed_apart_from_the_move(tmp_path):
     after = _edited(tmp_path, "after", "sglang/srt/engine.py", "return align_tokens(n, self.tp_size",
                     "return align_tokens(n + 1, self.tp_size")

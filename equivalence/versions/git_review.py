@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from equivalence.engine.report.verdict import Report
+from equivalence.engine.report.verdict import Report, overall
 from equivalence.versions import revisions
 from equivalence.versions.revisions import Revision, RevisionError, Series
 
@@ -61,11 +61,19 @@ def _write(series: Series, index: int, folder: Path, files: tuple[str, ...] | No
         raise RevisionError(f"{_named(series, index)}: {e}") from None
 
 
+NOTHING_CHECKED = "nothing checked"  # a revision in which no check had anything (no method moved there)
+
+
 def summary(series: Series, report: Report) -> dict:
-    """The JSON contract: the range, the base, each checked revision with its pair's verdict,
+    """The JSON contract: the range, the base, each revision checked against its parent with the
+    verdict of the pairs ending at it (a pair's after version is named by the revision's short
+    hash: one pair for a named method; with nothing named, one per move found there, or none),
     the first divergent one (the commit that introduced the divergence) and any later ones."""
-    checked = [{**rev.to_json(), "verdict": pair.verdict}
-               for rev, pair in zip(series.revisions[1:], report.pairs)]
+    ending: dict[str, list[str]] = {}
+    for pair in report.pairs:
+        ending.setdefault(str(pair.after), []).append(pair.verdict)
+    checked = [{**rev.to_json(), "verdict": overall(ending[rev.short]) if rev.short in ending else NOTHING_CHECKED}
+               for rev in series.revisions[1:]]
     divergent = [c["short"] for c in checked if c["verdict"] == "divergent"]
     return {
         "mode": series.mode,
