@@ -154,7 +154,7 @@ def locate(root: Path, source_rel: str, class_name: str, method_name: str,
         inferred = bool(calls)
     target = finder.single_target(calls, name)
     inherited = None
-    if method is None and target is None and function_name is None:
+    if method is None and target is None and function_name in (None, method_name):
         inherited = _inherited(tree, source_rel, cls, method_name)
         if inherited is not None:
             method, name = inherited.member, method_name

@@ -107,7 +107,11 @@ class MethodSubject(OfAClass):
         inherited = self.inherited(trees)
         for label, path in trees:
             root, source = self.find(path)
-            method = Method(self.class_name, self.method_name, source, self.args.name, direct=inherited,
+            # a version inherits it (pulled up): the subject is the method on both sides, never a
+            # function one side's body happens to call (`return mhc.post(self.hc_cfg, x, ...)` read
+            # as a wrapper of an extracted `post`)
+            name = self.args.name or (self.method_name if inherited else None)
+            method = Method(self.class_name, self.method_name, source, name, direct=inherited,
                             bases=inherited or self.method_name == "__init__")
             try:
                 versions.append(method.load(root, label))
