@@ -59,3 +59,9 @@ def test_no_line_is_longer_than_a_thousand_characters():
     text = fit("## Equivalence check\n\n- why not hit: " + "x" * 5000 + "\n- short\n")
     assert max(len(line) for line in text.split("\n")) <= 1000
     assert "more characters" in text and "- short" in text
+
+
+def test_the_limit_is_in_bytes_so_a_report_of_wide_characters_fits_60_kb_too():
+    """`→` and `…` are three bytes each: 60,000 characters of them are 180,000 bytes."""
+    text = fit("## Equivalence check\n\n" + "".join(f"- `a` → `b` … {i}\n" for i in range(6000)))
+    assert len(text.encode("utf-8")) <= GITHUB_COMMENT_LIMIT < len(text) * 3

@@ -1,5 +1,5 @@
-"""Fit the Markdown report into one GitHub pull-request comment: at most 60,000 characters (GitHub takes
-65,536 characters), and no line over 1,000 characters (a longer one keeps its start and says how
+"""Fit the Markdown report into one GitHub pull-request comment: at most 60,000 bytes of UTF-8, so
+60 KB however it is counted (GitHub takes 65,536 characters), and no line over 1,000 characters (a longer one keeps its start and says how
 much it leaves out).
 
 Kept whole: the title, the lines about the revisions, the verdict table and the findings.
@@ -11,7 +11,7 @@ and tables are too long, the text is cut at a line with a note. The full report 
 
 from __future__ import annotations
 
-GITHUB_COMMENT_LIMIT = 60_000  # characters; bytes may be a little more (GitHub counts characters)
+GITHUB_COMMENT_LIMIT = 60_000  # bytes of UTF-8 (a character is one byte or more: never more characters)
 LINE_LIMIT = 1_000
 KEPT_WHOLE = ("### Findings",)  # section headings whose items are never left out
 CUT_NOTE = "\n\n… (the report is cut here to fit a GitHub comment; `--json` writes it in full)\n"
@@ -19,22 +19,27 @@ CUT_NOTE = "\n\n… (the report is cut here to fit a GitHub comment; `--json` wr
 
 def fit(text: str, limit: int = GITHUB_COMMENT_LIMIT) -> str:
     text = "\n".join(_short(line) for line in text.split("\n"))
-    if len(text) <= limit:
+    if _size(text) <= limit:
         return text
     sections = _sections(text)
     most = max((len(items) for kept, _, items in sections if not kept), default=0)
     low, high = 0, most  # the largest number of items per section that fits
     while low < high:
         middle = (low + high + 1) // 2
-        if len(_render(sections, middle)) <= limit:
+        if _size(_render(sections, middle)) <= limit:
             low = middle
         else:
             high = middle - 1
     shortened = _render(sections, low)
-    if len(shortened) <= limit:
+    if _size(shortened) <= limit:
         return shortened
-    cut = shortened[: limit - len(CUT_NOTE)].rpartition("\n")[0]
+    room = limit - _size(CUT_NOTE)
+    cut = shortened.encode("utf-8")[:room].decode("utf-8", errors="ignore").rpartition("\n")[0]
     return cut + CUT_NOTE
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
 
 
 def _short(line: str) -> str:
