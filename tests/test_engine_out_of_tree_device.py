@@ -9,40 +9,11 @@ import sys
 import textwrap
 
 from tests.hand_moves import first_pair, moves_report
-
-BEFORE = """
-    import torch
-
-
-    class Mover:
-        def move(self):
-            return self.place()
-
-        def place(self):
-            device = torch.device(self.device)
-            if self.device == "musa":
-                return "musa", device.type
-            return "other", device.type
-    """
-AFTER = """
-    import torch
-
-
-    def place(device_name):
-        device = torch.device(device_name)
-        if device_name == "musa":
-            return "musa", device.type
-        return "other", device.type
-
-
-    class Mover:
-        def move(self):
-            return place(self.device)
-    """
+from tests.test_engine_why_literal import placing
 
 
 def test_a_device_type_the_code_names_is_taken_as_torchs_out_of_tree_device(tmp_path):
-    pair = first_pair(moves_report(tmp_path, {"sglang/srt/mover.py": BEFORE}, {"sglang/srt/mover.py": AFTER}))
+    pair = first_pair(moves_report(tmp_path, *placing("musa")))
     assert pair["verdict"] == "equivalent", pair["coverage"]
     for side in ("before", "after"):
         assert pair["coverage"][side]["hit"] == pair["coverage"][side]["branches"], pair["coverage"][side]

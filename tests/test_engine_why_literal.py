@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tests.hand_moves import first_pair, moves_report
 
-BEFORE = """
+MOVER = """
     import torch
 
 
@@ -17,19 +17,19 @@ BEFORE = """
 
         def place(self):
             device = torch.device(self.device)
-            if self.device == "cuda:first":
-                return "cuda:first", device
-            return "other", device
+            if self.device == "NAME":
+                return "NAME", device.type
+            return "other", device.type
     """
-AFTER = """
+PLACE = """
     import torch
 
 
     def place(device_name):
         device = torch.device(device_name)
-        if device_name == "cuda:first":
-            return "cuda:first", device
-        return "other", device
+        if device_name == "NAME":
+            return "NAME", device.type
+        return "other", device.type
 
 
     class Mover:
@@ -38,8 +38,13 @@ AFTER = """
     """
 
 
+def placing(name: str) -> tuple[dict, dict]:
+    """The before and after trees of `Mover.place` moved into a function, testing for the device `name`."""
+    return ({"sglang/srt/mover.py": MOVER.replace("NAME", name)}, {"sglang/srt/mover.py": PLACE.replace("NAME", name)})
+
+
 def test_a_string_offered_yet_never_passing_its_test_is_explained_by_what_its_runs_raised(tmp_path):
-    pair = first_pair(moves_report(tmp_path, {"sglang/srt/mover.py": BEFORE}, {"sglang/srt/mover.py": AFTER}))
+    pair = first_pair(moves_report(tmp_path, *placing("cuda:first")))
     assert pair["verdict"] == "inconclusive", pair["verdict"]
     for side in ("before", "after"):
         (missed,) = pair["coverage"][side]["why_missed"]

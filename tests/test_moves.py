@@ -143,14 +143,21 @@ def test_an_edit_inside_the_component_is_divergent(tmp_path):
     assert (code, report["verdict"]) == (1, "divergent")
 
 
-def test_a_hand_made_extraction_committed_in_git_is_found_and_checked(tmp_path):
-    from tests.git_series import git, make_checkout
+def _commit_after(repo: Path) -> None:
+    """The fixture's after tree committed in `repo` (a checkout of the before tree)."""
+    from tests.git_series import git
 
-    repo = make_checkout(tmp_path / "repo", BEFORE)
     shutil.rmtree(repo / "python" / "sglang")
     shutil.copytree(MOVES / "after" / "sglang", repo / "python" / "sglang", dirs_exist_ok=True)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "Move Engine's helpers out")
+
+
+def test_a_hand_made_extraction_committed_in_git_is_found_and_checked(tmp_path):
+    from tests.git_series import make_checkout
+
+    repo = make_checkout(tmp_path / "repo", BEFORE)
+    _commit_after(repo)
     out = tmp_path / "r.json"
     code = main(["--git", "HEAD~1..HEAD", str(repo), "--json", str(out)])
     report = json.loads(out.read_text())
@@ -167,10 +174,7 @@ def test_commits_name_every_commit_and_the_verdict_of_the_moves_each_made(tmp_pa
     (repo / "NOTES.md").write_text("the helpers move next\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "Say what comes")
-    shutil.rmtree(repo / "python" / "sglang")
-    shutil.copytree(MOVES / "after" / "sglang", repo / "python" / "sglang", dirs_exist_ok=True)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "Move Engine's helpers out")
+    _commit_after(repo)
     out = tmp_path / "r.json"
     code = main(["--commits", "HEAD~2..HEAD", str(repo), "--json", str(out)])
     report = json.loads(out.read_text())
