@@ -66,7 +66,8 @@ class GlobalInput:
     # called for its effect: `effects` holds its qualname), or a faithful helper "module:name"
     imported: bool = False  # an imported name (always there, never None) rather than a computed value
     platform: tuple[str, ...] = ()  # "partly real": the attributes the code tests the module has (hasattr)
-    effects: tuple[str, ...] = ()  # "partly real": its functions the code calls for their effect (result dropped)
+    effects: tuple[str, ...] = ()  # "partly real": its functions the code calls for their effect (result dropped);
+    # "effect": the qualname of the function
 
 
 @dataclass
