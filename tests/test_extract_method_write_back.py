@@ -279,3 +279,45 @@ def test_without_a_wrapper_a_call_from_outside_the_class_is_refused(tmp_path):
         refactor(root, replace(ONE, no_wrapper=True))
     assert "driver.py:5" in str(exc.value)
     assert refactor(root, ONE).changes  # with the wrapper, the call goes on through it
+
+
+def _proof(before: Path, after: Path, tmp_path: Path) -> dict:
+    """`python -m equivalence BEFORE AFTER` (nothing named): the report of `maybe_recover`'s move."""
+    from equivalence.cli import main
+
+    out = tmp_path / "report.json"
+    main([str(before), str(after), "--json", str(out)])
+    report = json.loads(out.read_text())
+    return next(c["report"] for c in report["checks"] if "ModelRunner.maybe_recover" in c["moves"])
+
+
+@pytest.mark.parametrize("no_wrapper", [False, True], ids=["wrapper", "no-wrapper"])
+def test_the_proof_reads_the_flag_written_back_as_the_old_write(tmp_path, no_wrapper):
+    """The static check reads each `return True` as the caller's write there and `return False` as
+    a bare `return`: no residual line (they were three: the move was inconclusive however its
+    branches ran; on 0.5.15.post1, with every branch run, it is equivalent now)."""
+    before = _alone(tmp_path / "b")
+    after = _alone(tmp_path / "a")
+    write_plan(refactor(after, replace(ONE, no_wrapper=no_wrapper)))
+    report = _proof(before, after, tmp_path)
+    (pair,) = report["pairs"]
+    assert pair["static"]["residuals"] == [] and any(e["kind"] == "result" for e in pair["static"]["map"])
+    # no difference; not every branch: `down` is never empty once not all are active (both sides)
+    assert not pair["divergences"] and report["verdict"] == "inconclusive"
+    assert [m.split(": ", 1)[1] for side in ("before", "after") for m in pair["coverage"][side]["missed"]] == \
+        ["and: operand 1 short-circuits"] * 2
+
+
+def test_a_flag_returned_before_the_last_step_is_a_difference(tmp_path):
+    """`return True` before the log: the old method logged, then wrote; a caller that writes back
+    on the flag cannot put the log back. Not a pass."""
+    before = _alone(tmp_path / "b")
+    after = _alone(tmp_path / "a")
+    write_plan(refactor(after, replace(ONE, no_wrapper=True)))
+    text = (after / TARGET).read_text()
+    log = '        logger.info(f"recovered ranks {down} from rank {src}")\n'
+    assert text.count(log + "        return True\n") == 1
+    (after / TARGET).write_text(text.replace(log + "        return True\n", "        return True\n" + log))
+    report = _proof(before, after, tmp_path)
+    (pair,) = report["pairs"]
+    assert report["verdict"] != "equivalent" and pair["static"]["residuals"], report["verdict"]

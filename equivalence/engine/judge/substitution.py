@@ -82,9 +82,14 @@ def logic_of(ext: Extraction, own: set[str], assigned_before: str | None = None)
                                f"gives its parameters' values")
     caller_self = _caller_self(ext)
     loads, entries = _parameter_map(params, defaults, call, own, caller_self)
+    written_back = _written_back(list(node.body), call, caller_self)
     if call.result.how == "assign" and assigned_before is not None \
             and assigned_before == _targets_dump(call.result.target_nodes, caller_self):
         body, results, caller_locals, dropped = list(node.body), {}, {}, ""
+    elif written_back is not None:
+        body, results, caller_locals, dropped = written_back, {}, {}, ""
+        entries.append(MapEntry("return True", "result", "the caller's writes",
+                                "a flag the caller writes back on: " + ast.unparse(call.statement).split("\n")[0]))
     else:
         body, results, caller_locals, dropped = _result_map(list(node.body), call, caller_self, text, entries)
     if call.result.how == "expression" and isinstance(call.statement, ast.Return) and call.where == "wrapper":
@@ -185,6 +190,75 @@ def _result_map(body, call, caller_self, text, entries):
         entries.append(MapEntry(local, "result", ast.unparse(target), note))
     final = ast.dump(body[-1].value)
     return [_early_returns_bare(stmt, final) for stmt in body[:-1]], results, caller_locals, dropped
+
+
+def _written_back(body: list[ast.stmt], call, caller_self: str) -> list[ast.stmt] | None:
+    """The body in the old method's terms when the function returns only a flag, True or False,
+    that its caller assigns and then writes back on (`recovered = f(...)`, `if recovered:
+    self.forward_pass_id = 0`: `--write-back`, upstream's shape for a write made on some paths):
+    each `return True` is the caller's writes there, then `return`; each `return False` a bare
+    `return`; a `return` the body ends on, at its end or its last `if`'s, is dropped (the old body
+    fell off its end there). None when the shapes differ: a return of anything else, one inside a
+    `try` or `with` (the writes would come after what those run on the way out), a follow-up
+    other than one `if FLAG:` of plain writes of the caller's attributes."""
+    writes = _writes_on_flag(call)
+    if writes is None or not all(
+            isinstance(w, ast.Assign) and len(w.targets) == 1 and isinstance(w.targets[0], ast.Attribute)
+            and isinstance(w.targets[0].value, ast.Name) and w.targets[0].value.id == caller_self
+            and isinstance(w.value, ast.Constant) for w in writes):
+        return None
+    returns = own_returns(body)
+    if not returns or not all(isinstance(r.value, ast.Constant) and r.value.value in (True, False)
+                              and type(r.value.value) is bool for r in returns):
+        return None
+    if any(isinstance(n, (ast.Try, ast.With, ast.AsyncWith)) and own_returns([n]) for stmt in body
+           for n in ast.walk(stmt)):
+        return None
+    written = [_renamed_self(copy.deepcopy(w), caller_self) for w in writes]
+
+    class Folded(ast.NodeTransformer):
+        def visit_FunctionDef(self, node):  # a nested def's returns are its own
+            return node
+
+        visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+        def visit_Return(self, node):
+            bare = ast.copy_location(ast.Return(None), node)
+            if node.value.value is True:
+                return [ast.copy_location(copy.deepcopy(w), node) for w in written] + [bare]
+            return bare
+
+    folded = Folded().visit(ast.Module(body=copy.deepcopy(body), type_ignores=[]))
+    return _tail_returns_dropped(folded.body)
+
+
+def _writes_on_flag(call) -> list[ast.stmt] | None:
+    """What the caller does when the function returns True: the body of `if f(...):`, or of the
+    one `if FLAG:` that follows `FLAG = f(...)` (no `else` either way); None for another use."""
+    result, statement = call.result, call.statement
+    if result.how == "expression" and isinstance(statement, ast.If) and statement.test is call.node \
+            and not statement.orelse:
+        return statement.body
+    if result.how != "assign" or len(result.target_nodes) != 1 or not isinstance(result.target_nodes[0], ast.Name) \
+            or len(result.follow_up) != 1:
+        return None
+    flag, (test,) = result.target_nodes[0].id, result.follow_up
+    if isinstance(test, ast.If) and not test.orelse and isinstance(test.test, ast.Name) and test.test.id == flag:
+        return test.body
+    return None
+
+
+def _tail_returns_dropped(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` without the bare `return` it ends on, nor the one ending its last `if`'s branches."""
+    body = list(body)
+    if body and isinstance(body[-1], ast.Return) and body[-1].value is None:
+        body.pop()
+    if body and isinstance(body[-1], ast.If):
+        last = copy.copy(body[-1])
+        last.body = _tail_returns_dropped(last.body) or [ast.copy_location(ast.Pass(), last)]
+        last.orelse = _tail_returns_dropped(last.orelse)
+        body[-1] = last
+    return body
 
 
 def _returned_through(body: list[ast.stmt], call, caller_self: str, own_names: set[str]) -> list[ast.stmt]:
