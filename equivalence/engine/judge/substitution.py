@@ -82,11 +82,10 @@ def logic_of(ext: Extraction, own: set[str], assigned_before: str | None = None)
                                f"gives its parameters' values")
     caller_self = _caller_self(ext)
     loads, entries = _parameter_map(params, defaults, call, own, caller_self)
-    written_back = _written_back(list(node.body), call, caller_self)
     if call.result.how == "assign" and assigned_before is not None \
             and assigned_before == _targets_dump(call.result.target_nodes, caller_self):
         body, results, caller_locals, dropped = list(node.body), {}, {}, ""
-    elif written_back is not None:
+    elif (written_back := _written_back(list(node.body), call, caller_self)) is not None:
         body, results, caller_locals, dropped = written_back, {}, {}, ""
         entries.append(MapEntry("return True", "result", "the caller's writes",
                                 "a flag the caller writes back on: " + ast.unparse(call.statement).split("\n")[0]))
@@ -215,21 +214,19 @@ def _written_back(body: list[ast.stmt], call, caller_self: str) -> list[ast.stmt
            for n in ast.walk(stmt)):
         return None
     written = [_renamed_self(copy.deepcopy(w), caller_self) for w in writes]
+    module = ast.Module(body=copy.deepcopy(body), type_ignores=[])
+    own = {id(r) for r in own_returns(module.body)}
 
     class Folded(ast.NodeTransformer):
-        def visit_FunctionDef(self, node):  # a nested def's returns are its own
-            return node
-
-        visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
-
         def visit_Return(self, node):
+            if id(node) not in own:  # a nested def's return is its own
+                return node
             bare = ast.copy_location(ast.Return(None), node)
             if node.value.value is True:
                 return [ast.copy_location(copy.deepcopy(w), node) for w in written] + [bare]
             return bare
 
-    folded = Folded().visit(ast.Module(body=copy.deepcopy(body), type_ignores=[]))
-    return _tail_returns_dropped(folded.body)
+    return _tail_returns_dropped(Folded().visit(module).body)
 
 
 def _writes_on_flag(call) -> list[ast.stmt] | None:

@@ -63,8 +63,9 @@ def component_torch_keys(owner_methods: list[ast.FunctionDef], component_methods
                          passed: dict[str, ast.expr]) -> dict[str, set[str]]:
     """The same for a component check, whose keys are the owner's `self.` chains and the methods'
     parameters (`arg:NAME`, `arg:METHOD.NAME` for one with a default): in any of the owner's
-    methods (what its own code hands torch says what the attribute is), and in the component's, where a field the builder passes stands for what it passes
-    (the owner whole, or one of its chains)."""
+    methods (what its own code hands torch says what the attribute is), and in the component's,
+    where a field the builder passes stands for what it passes (the owner whole, or one of its
+    chains)."""
     fields = {}
     for name, expr in passed.items():
         chain = "self" if isinstance(expr, ast.Name) and expr.id == "self" else attribute_chain(expr)

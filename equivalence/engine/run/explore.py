@@ -61,8 +61,8 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
     order = itertools.count()
     tier = [1]  # 0 while queueing the variations of a run that reached new code
     queue: list = []
-    queued: dict[frozenset, int] = {}  # configuration -> the tier it was last queued at
-    waiting: dict[frozenset, tuple[int, bool]] = {}  # still queued -> (the order of its live entry, a probe)
+    queued: set[frozenset] = set()
+    waiting: dict[frozenset, tuple] = {}  # queued, not run yet -> its live entry of the queue
     done: set[frozenset] = set()
     contexts: dict[str, list[dict]] = {}  # key -> explicit choices of the runs that read it at its default
     touched_ever: set[str] = set()
@@ -79,20 +79,20 @@ def explore(run: Callable[[dict, frozenset | None], tuple[dict, dict, set]], dom
         if earlier is None and frozen in queued and not again:
             return  # run before: again only once a domain it read grew
         if earlier is not None:
-            if t >= queued[frozen] and not (earlier[1] and not probe):
+            earlier_tier, earlier_probe = earlier[0], earlier[5]
+            if t >= earlier_tier and not (earlier_probe and not probe):
                 return  # asked for no sooner, nor more firmly (a probe is followed only if it reaches new code)
-            t, probe = min(t, queued[frozen]), probe and earlier[1]
-        queued[frozen] = t
-        n = next(order)
-        waiting[frozen] = (n, probe)
-        heapq.heappush(queue, (t, len(config), n, config, None, probe))
+            t, probe = min(t, earlier_tier), probe and earlier_probe
+        queued.add(frozen)
+        entry = waiting[frozen] = (t, len(config), next(order), config, None, probe)
+        heapq.heappush(queue, entry)
 
     def pop():
         """The next live entry of the queue (None when none is left)."""
         while queue:
             entry = heapq.heappop(queue)
             frozen = frozenset(entry[3].items())
-            if waiting.get(frozen, (None,))[0] == entry[2]:
+            if waiting.get(frozen) is entry:
                 del waiting[frozen]
                 return entry
         return None

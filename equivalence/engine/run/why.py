@@ -182,10 +182,10 @@ def missed_reason(gate: Gate, ends: Ends, fn: ast.AST, unit: str, note: str = ""
 
 
 def literal_note(gate: Gate, configs: list[dict], run) -> str:
-    """For a test comparing with a string the code names (`self.device == "musa"`) that never led
-    the other way: the configurations giving an input that very string, and what the first of
-    them raised before the test (`run(config)` runs it again): the value was offered, and real
-    code before the test rejects it (this machine's torch knows no "musa" device)."""
+    """For a test comparing with a string the code names (`self.device == "cuda:first"`) that never
+    led the other way: the configurations giving an input that very string, and what they raised
+    before the test, LITERAL_RUNS of them at most (`run(config)` runs one again): the value was
+    offered, and real code before the test rejects it (torch cannot read that device string)."""
     try:
         tree = ast.parse(gate.text.strip(), mode="eval")
     except SyntaxError:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import os
 import sys
 import types
@@ -834,14 +835,7 @@ class OutOfTreeDevice:
         return repr(self.real)
 
 
-_DEVICE_CLASSES: dict[type, OutOfTreeDevice] = {}
-
-
-def _device_class(real: type) -> OutOfTreeDevice:
-    found = _DEVICE_CLASSES.get(real)
-    if found is None:
-        found = _DEVICE_CLASSES[real] = OutOfTreeDevice(real)
-    return found
+_device_class = functools.cache(OutOfTreeDevice)  # one stand-in for torch.device: `torch.device is torch.device`
 
 
 def _out_of_tree(name: str) -> bool:
