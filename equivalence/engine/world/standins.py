@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import ctypes
 import functools
 import os
 import sys
@@ -781,19 +782,57 @@ class PartlyRealModule(types.ModuleType):
 # held, so two versions' would differ where the code is the same; zeroed, as torch's own
 # `fill_uninitialized_memory` fills it (that switch needs deterministic mode, which slows every op)
 UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided"})
-# ... up to the largest block glibc's malloc takes from its heap (its mmap threshold never grows
-# past 32 MiB on 64-bit): a larger one is mapped fresh from the kernel, zero already, and zeroing
-# it would touch every page (a pool of gigabytes the world sized: seconds and gigabytes a run)
-FRESH_FROM_THE_KERNEL = 32 << 20
+# Zeroing writes every page: for a pool of gigabytes the world sized, seconds and gigabytes a run.
+# Past this size the block's whole pages are handed back to the kernel instead (madvise
+# MADV_DONTNEED on the process's private memory: read again, they are zero, and cost nothing until
+# written); only the partial pages at its two ends are written. Not "fresh from the kernel, zero
+# already": malloc serves a large block from its heap's free space when it has enough (a run's
+# freed blocks coalesce), garbage and all.
+HANDED_BACK_PAST = 32 << 20
+_MADV_DONTNEED = 4
 
 
 def _zeroed(factory):
     def make(*args, **kwargs):
         made = factory(*args, **kwargs)
-        if hasattr(made, "zero_") and made.numel() * made.element_size() <= FRESH_FROM_THE_KERNEL:
+        if hasattr(made, "zero_") and not _handed_back(made):
             made.zero_()
         return made
     return make
+
+
+def _handed_back(made) -> bool:
+    """Whether `made`'s memory now reads zero without having been written (False: zero it)."""
+    try:
+        if made.device.type != "cpu" or made.numel() * made.element_size() <= HANDED_BACK_PAST:
+            return False
+        storage = made.untyped_storage()
+        start, size = storage.data_ptr(), storage.nbytes()
+    except (AttributeError, RuntimeError, TypeError):
+        return False
+    page = _page_size()
+    if page is None:
+        return False
+    first, last = -(-start // page) * page, (start + size) // page * page
+    libc = _libc()
+    if libc.madvise(ctypes.c_void_p(first), ctypes.c_size_t(last - first), _MADV_DONTNEED) != 0:
+        return False
+    ctypes.memset(start, 0, first - start)
+    ctypes.memset(last, 0, start + size - last)
+    return True
+
+
+@functools.cache
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return libc
+
+
+@functools.cache
+def _page_size() -> int | None:
+    """The page size where MADV_DONTNEED is known to make private pages read zero (Linux)."""
+    return os.sysconf("SC_PAGE_SIZE") if sys.platform.startswith("linux") else None
 
 
 class OutOfTreeDevice:
