@@ -96,6 +96,7 @@ def test_a_class_renamed_with_its_one_method_its_old_name_kept_as_an_alias_is_no
 
 def test_methods_pulled_up_into_a_new_base_the_class_keeps_methods_of_its_own_are_moves(tmp_path):
     # the same new class holding them, but the old class is still a class of its own: a pull-up
+    # (its one-line `__init__` too: the class inherits it from the base where it is new)
     before = {"sglang/srt/a.py": PACKER + """
         def label(self):
             return "packer"
@@ -106,7 +107,7 @@ def test_methods_pulled_up_into_a_new_base_the_class_keeps_methods_of_its_own_ar
         def label(self):
             return "packer"
     """}
-    assert set(_moves(tmp_path, before, after)) == {"Packer.weigh"}
+    assert set(_moves(tmp_path, before, after)) == {"Packer.weigh", "Packer.__init__"}
 
 
 def test_methods_moved_into_a_new_class_the_old_one_names_are_moves(tmp_path):
@@ -1016,3 +1017,57 @@ def test_a_body_merged_into_its_caller_s_new_function_calling_its_helper_by_a_ne
         """}
     assert _moves(tmp_path, before, after)["Runner.init_backend"] == (
         "function, callers rewritten", "sglang.srt.backend_setup.build_backends", False, None)
+
+
+SENDER = """
+    class {name}Sender{base}:
+        def __init__(self, manager, room):
+            self.manager, self.room = manager, room
+            self.sent, self.failed = 0, False
+            self.started = manager.clock()
+
+        def poll(self):
+            if self.failed:
+                return "failed"
+            return self.manager.status(self.room)
+
+        def pending(self):
+            return self.sent
+{own}"""
+
+
+def test_duplicated_methods_pulled_up_into_a_common_base_are_moves_of_each_class(tmp_path):
+    # each sibling's copy moved, tiny ones and `__init__` too: the class inherits it from its base
+    own = """
+        def send(self, chunk):
+            self.sent += self.manager.push(self.room, chunk, kind="{name}")
+"""
+    before = {"sglang/srt/senders.py": "".join(
+        SENDER.format(name=n, base="", own=own.format(name=n)) for n in ("Fast", "Slow"))}
+    after = {"sglang/srt/senders.py": SENDER.format(name="Common", base="", own="") + "".join(
+        f"""
+    class {n}Sender(CommonSender):{own.format(name=n)}""" for n in ("Fast", "Slow"))}
+    found = _moves(tmp_path, before, after)
+    assert found == {f"{n}Sender.{m}": ("superclass", f"sglang.srt.senders.CommonSender.{m}", False, None)
+                     for n in ("Fast", "Slow") for m in ("__init__", "poll", "pending")}
+
+
+def test_a_method_dropped_for_a_new_base_s_method_of_another_body_is_no_move(tmp_path):
+    # the base's new `poll` and `pending` are not the class's: its overrides were dropped, their bodies went nowhere
+    before = {"sglang/srt/senders.py": SENDER.format(name="Fast", base="", own="")}
+    after = {"sglang/srt/senders.py": """
+    class CommonSender:
+        def poll(self):
+            raise NotImplementedError(f"{type(self).__name__} cannot poll a room")
+
+        def pending(self):
+            return len(self.queue) + self.backlog.qsize()
+
+
+    class FastSender(CommonSender):
+        def __init__(self, manager, room):
+            self.manager, self.room = manager, room
+            self.sent, self.failed = 0, False
+            self.started = manager.clock()
+    """}
+    assert _moves(tmp_path, before, after) == {}

@@ -82,7 +82,20 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
         if kept is None and owner.key and _inherits_as_before(new_classes[owner.key], origin.name):
             return None  # an override dropped: the class inherits a definition that was there already
         origin_tokens = tokens(origin.node)
-        return (origin, owner, kept, origin_tokens) if len(origin_tokens) >= TINY else None
+        if len(origin_tokens) < TINY and not (kept is None and owner.key and pulled_into(owner.key, origin.name)):
+            return None
+        return origin, owner, kept, origin_tokens
+
+    def pulled_into(key: ClassKey, name: str) -> frozenset[str]:
+        """The bases of the class (after; by name, through the bases' bases) where a method
+        `name` is new: the class inherits it from there in place of its own."""
+        out, seen, names = set(), set(), base_names(new_classes[key])
+        while names:
+            seen |= names
+            bases = [k for k in new_classes if k[1] in names]
+            out |= {k[1] for k in bases if (*k, name) in after_defs and (*k, name) not in existed}
+            names = {b for k in bases for b in base_names(new_classes[k])} - seen
+        return frozenset(out)
 
     def _inherits_as_before(node: ast.ClassDef, name: str) -> bool:
         """Whether a base of the class (by name, anywhere in the changed files) defines `name` as
@@ -125,7 +138,8 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
             before = called(origin.node)
             kept_calls = {k: v for k, v in kept_calls.items() if k not in before}
         shrank = kept is not None and len(kept_tokens) < len(origin_tokens)
-        tie = Tie(kept_calls, kept is not None, delegation, merged, newly, kept_similarity, shrank)
+        inherited = pulled_into(owner.key, origin.name) if owner.key and kept is None else frozenset()
+        tie = Tie(kept_calls, kept is not None, delegation, merged, newly, kept_similarity, shrank, inherited)
         matches = [m for m in candidates.matches(origin, origin_tokens, tie)
                    if _is_test(origin.rel) or not _is_test(m.destination.rel)]
         own = [m.similarity for m in matches if owner.key and _in(m.destination, owner.key)]

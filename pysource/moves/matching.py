@@ -21,6 +21,7 @@ TIED = 0.45  # a function the class now calls, or a method of a component it hol
 DELEGATED = 0.3  # what the method left behind, a delegation, calls
 THINNED = 0.45  # what the method left behind, shrunk to at most half or calling something new, calls
 HELD_CALL = 0.6  # a method of some class the owner now calls on one of its attributes
+PULLED_UP = 0.45  # the method of a base of the class, new there, that the class now inherits in its place
 SHORT = 30  # a body this short counts as moved only when more than its text ties it
 MIN_TOKENS = 12  # a body this short (`return self.x`) matches too much to count on its text
 TINY = 6  # ... it counts only when a call names the destination, named as the method was, holding all of it
@@ -32,7 +33,8 @@ COVERED = 0.85  # ... or, when a name ties them, this share of the old body foun
 LEFT_CALLS = "the method left behind calls it"
 REWIRED = "calls rewired to it"
 SAME_NAME = "same name"
-NAMING = {LEFT_CALLS, REWIRED, SAME_NAME}  # ties that name the destination, not only its class
+INHERITED = "the class now inherits it"
+NAMING = {LEFT_CALLS, REWIRED, SAME_NAME, INHERITED}  # ties that name the destination, not only its class
 
 
 @dataclass
@@ -54,6 +56,7 @@ class Tie:
     newly_called: frozenset[str]  # by the class, or by the methods that called it, where they are now
     kept_similarity: float = 0.0  # the method left behind against the old body: a destination must beat it
     kept_shrank: bool = False  # the method left behind is shorter than the old body
+    inherited_from: frozenset[str] = frozenset()  # bases of the class (after) where the method is new
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,7 @@ class Candidates:
                 continue
             s, covered = similarity_and_coverage(origin_tokens, c.tokens)
             same_name = c.definition.name.lstrip("_") == origin.name.lstrip("_")
-            if len(origin_tokens) < MIN_TOKENS and not (evidence in (LEFT_CALLS, REWIRED) and same_name
+            if len(origin_tokens) < MIN_TOKENS and not (evidence in (LEFT_CALLS, REWIRED, INHERITED) and same_name
                                                         and covered >= COVERED and len(c.tokens) <= 3 * len(origin_tokens)):
                 continue
             if i in named:
@@ -207,6 +210,8 @@ def _need(origin: Definition, d: Definition, tie: Tie, named: bool, short: bool)
     same_name = d.name.lstrip("_") == origin.name.lstrip("_")
     if named:
         return (DELEGATED if tie.delegation and not short else THINNED), LEFT_CALLS
+    if d.class_name in tie.inherited_from and d.name == origin.name:
+        return PULLED_UP, INHERITED
     if d.class_name is None:
         if d.name in tie.newly_called:
             return TIED, REWIRED
