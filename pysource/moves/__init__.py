@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 from pathlib import Path
 
 from pysource.moves.call_sites import call_edits
@@ -86,6 +87,7 @@ def find_moves(before: Path, after: Path, package: str = "sglang") -> list[Move]
             return None
         return origin, owner, kept, origin_tokens
 
+    @functools.cache  # asked by `left` and again by `propose`, each a walk over the classes
     def pulled_into(key: ClassKey, name: str) -> frozenset[str]:
         """The bases of the class (after; by name, through the bases' bases) where a method
         `name` is new: the class inherits it from there in place of its own."""
